@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# imtcp: top-level targets.
+#
+#   make              build imtcp.ko against KDIR (W=1)
+#   make check        checkpatch --strict and sparse on the module
+#   make unit         userspace unit tests of the kernel-independent logic
+#   make tools        userspace programs (test and benchmark helpers)
+#   make test         unit tests, then the kselftests inside a VM
+#   make vm-test      only the kselftests inside a VM
+#   make bench        goodput benchmark, imtcp against reno, inside a VM
+#   make demo         the main job: a shaped transfer in a VM, shown with ss -ti
+#   make deps         install what all of the above need (Debian 12, as root)
+#
+# KDIR defaults to the running kernel's build directory, or where that is
+# missing (a machine without module support), the newest one installed.
+
+KVER ?= $(shell uname -r)
+KDIR ?= $(or $(wildcard /lib/modules/$(KVER)/build),\
+	     $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1))
+BUILD := $(CURDIR)/build
+SRCTREE := $(BUILD)/ksrc
+
+MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
+		     $(CURDIR)/kmod/core/*.c $(CURDIR)/kmod/core/*.h)
+
+.PHONY: all module clean check style unit tools test vm-test bench demo deps \
+	ksrc
+
+all: module
+
+module: imtcp.ko
+
+imtcp.ko: $(MODSRC) Kbuild
+	@if [ -z "$(KDIR)" ] || [ ! -d "$(KDIR)" ]; then \
+		echo "imtcp: no kernel build directory (KDIR)." >&2; \
+		echo "imtcp: install one: apt-get install linux-headers-amd64," >&2; \
+		echo "imtcp: or run: make deps" >&2; exit 1; fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+clean:
+	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	$(MAKE) -C tests/unit clean
+	$(MAKE) -C selftests clean
+	rm -rf $(BUILD)
+
+# Kernel source pieces (checkpatch, kselftest headers) from linux-source-6.1.
+ksrc: $(SRCTREE)/.done
+
+$(SRCTREE)/.done: scripts/fetch-ksrc.sh
+	scripts/fetch-ksrc.sh $(SRCTREE)
+
+check: module ksrc
+	perl $(SRCTREE)/scripts/checkpatch.pl --no-tree --strict --terse \
+		--show-types -f $(MODSRC)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules 2>&1 | \
+		tee $(BUILD)/sparse.log
+	@if grep -E '(warning|error):' $(BUILD)/sparse.log; then \
+		echo "sparse: findings above" >&2; exit 1; fi
+	@echo "check: checkpatch and sparse clean"
+
+style: check
+
+unit:
+	$(MAKE) -C tests/unit run
+
+tools: ksrc
+	$(MAKE) -C selftests KSFT_INC=$(SRCTREE)/tools/testing/selftests
+
+vm-test: module tools
+	scripts/vm/run-vm.sh --name selftests -- selftests/run_all.sh
+
+test: unit vm-test
+
+bench: module tools
+	scripts/vm/run-vm.sh --name bench --timeout 3600 -- \
+		scripts/bench/goodput.sh $(BENCH_ARGS)
+
+demo: module tools
+	scripts/vm/run-vm.sh --name demo -- scripts/demo.sh
+
+deps:
+	scripts/install-deps.sh

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types for the kernel-independent parts of imtcp.
+ *
+ * Everything under kmod/core/ is plain C that builds both into the module
+ * and into the userspace unit tests (tests/unit). This header is the only
+ * place that knows which of the two it is being built for.
+ */
+#ifndef _IMTCP_TYPES_H
+#define _IMTCP_TYPES_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#else
+#include <stdbool.h>
+#include <linux/types.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
+typedef __s64 s64;
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+#endif /* __KERNEL__ */
+
+#endif /* _IMTCP_TYPES_H */

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * imtcp: TCP Reno with inline available-bandwidth measurement (ImTCP).
+ *
+ * ImTCP (Man, Hasegawa, Murata) measures the available bandwidth A of a
+ * path -- the tight link's capacity minus the cross traffic on it -- from
+ * a TCP connection's own data segments: a control unit between TCP and IP
+ * briefly holds segments (STORE), releases N of them as a paced measurement
+ * stream (SEND), lets everything else go (PASS, EMPTY), and infers A from
+ * the spacing of the ACKs that come back. No probe traffic is added and the
+ * congestion window stays Reno's.
+ *
+ * The model in Linux terms:
+ *
+ *   Reno.  The window is TCP Reno's: slow start and additive increase
+ *   (tcp_reno_cong_avoid), ssthresh = cwnd / 2 on loss, undo as Reno does.
+ *   imtcp uses .cong_control because the measurement has to own the pacing
+ *   rate, and with .cong_control the stack skips three things it would
+ *   otherwise do for Reno. imtcp does them itself, with the same arithmetic
+ *   (kmod/core/imtcp_reno.c):
+ *     - PRR (RFC 6937) while in CWR or Recovery, and cwnd = ssthresh when a
+ *       reduction completes without undo (the stack's
+ *       tcp_end_cwnd_reduction returns early for .cong_control);
+ *     - RFC 2861 window decay after an RTO's worth of application-limited
+ *       sending (checked per ACK instead of per send);
+ *     - the pacing rate: the kernel's own rate for Reno, sysctl
+ *       tcp_pacing_ss_ratio / tcp_pacing_ca_ratio percent of cwnd * mss /
+ *       srtt. Internal pacing is switched on so that measurement streams
+ *       can later be paced at rates of their own; at this rate pacing never
+ *       holds a cwnd-limited Reno sender back, and TSO autosizing sees the
+ *       same rate as with the kernel's Reno.
+ *   Everything else (RTO and F-RTO, RACK, idle restart, SACK scoreboard,
+ *   ECN) is the stack's and needs nothing from a congestion control.
+ *
+ * Per-socket state lives in the private area of inet_connection_sock.
+ *
+ * References:
+ *   Cao Le Thanh Man, Go Hasegawa, Masayuki Murata, "ImTCP: TCP with an
+ *   inline measurement mechanism for available bandwidth", Computer
+ *   Communications 29(10), 2006.
+ *   RFC 5681 (Reno), RFC 6937 (PRR), RFC 2861 (cwnd validation).
+ */
+#include <linux/module.h>
+#include <net/tcp.h>
+
+#include "core/imtcp_reno.h"
+
+/* Per-socket state, kept in icsk_ca_priv. */
+struct imtcp {
+	u64 ack_mstamp;		/* tcp_mstamp of the ACK being processed */
+	u32 prior_snd_una;	/* snd_una when cong_control last ran */
+};
+
+static struct imtcp *imtcp_ca(const struct sock *sk)
+{
+	return inet_csk_ca(sk);
+}
+
+/* Set sk_pacing_rate as the kernel does for a Reno flow. */
+static void imtcp_set_reno_pacing_rate(struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct net *net = sock_net(sk);
+	u32 ratio;
+	u64 rate;
+
+	if (tcp_snd_cwnd(tp) < tp->snd_ssthresh / 2)
+		ratio = READ_ONCE(net->ipv4.sysctl_tcp_pacing_ss_ratio);
+	else
+		ratio = READ_ONCE(net->ipv4.sysctl_tcp_pacing_ca_ratio);
+
+	rate = imtcp_reno_pacing_rate(tp->mss_cache, tcp_snd_cwnd(tp),
+				      tp->packets_out, tp->srtt_us, ratio);
+	/* sch_fq reads sk_pacing_rate without the socket lock. */
+	WRITE_ONCE(sk->sk_pacing_rate,
+		   min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate)));
+}
+
+/* One PRR step while in CWR or Recovery. */
+static void imtcp_reduce_cwnd(struct sock *sk, u32 acked_sacked, int losses,
+			      bool una_advanced)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct imtcp_prr prr = {
+		.ssthresh = tp->snd_ssthresh,
+		.prior_cwnd = tp->prior_cwnd,
+		.in_flight = tcp_packets_in_flight(tp),
+		.prr_delivered = tp->prr_delivered,
+		.prr_out = tp->prr_out,
+	};
+	u32 cwnd;
+
+	cwnd = imtcp_prr_cwnd(&prr, acked_sacked, losses > 0, una_advanced);
+	if (!cwnd)
+		return;
+	tp->prr_delivered = prr.prr_delivered;
+	tcp_snd_cwnd_set(tp, cwnd);
+}
+
+/*
+ * Whether this ACK may raise cwnd: in-order progress (snd_una moved), or,
+ * with heavy reordering, any newly delivered data (as tcp_may_raise_cwnd).
+ */
+static bool imtcp_may_raise_cwnd(const struct sock *sk, u32 acked_sacked,
+				 bool una_advanced)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (tp->reordering > READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_reordering))
+		return acked_sacked > 0;
+	return una_advanced;
+}
+
+/* The initial window: the route's initcwnd metric, else the default. */
+static u32 imtcp_init_cwnd(struct sock *sk)
+{
+	const struct dst_entry *dst = __sk_dst_get(sk);
+	u32 cwnd = dst ? dst_metric(dst, RTAX_INITCWND) : 0;
+
+	if (!cwnd)
+		cwnd = TCP_INIT_CWND;
+	return min(cwnd, tcp_sk(sk)->snd_cwnd_clamp);
+}
+
+/* RFC 2861: decay a window that an application-limited sender left unused. */
+static void imtcp_check_app_limited(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 win_used;
+
+	if (tcp_is_cwnd_limited(sk) ||
+	    !READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_slow_start_after_idle) ||
+	    (s32)(tcp_jiffies32 - tp->snd_cwnd_stamp) <
+	    (s32)inet_csk(sk)->icsk_rto)
+		return;
+
+	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Open && sk->sk_socket &&
+	    !test_bit(SOCK_NOSPACE, &sk->sk_socket->flags)) {
+		win_used = max(tp->snd_cwnd_used, imtcp_init_cwnd(sk));
+		if (win_used < tcp_snd_cwnd(tp)) {
+			tp->snd_ssthresh = tcp_current_ssthresh(sk);
+			tcp_snd_cwnd_set(tp, imtcp_app_limited_cwnd(tcp_snd_cwnd(tp),
+								    win_used));
+		}
+		tp->snd_cwnd_used = 0;
+	}
+	tp->snd_cwnd_stamp = tcp_jiffies32;
+}
+
+/* Reno's window update on an ACK, as tcp_cong_control does it. */
+static void imtcp_reno_update(struct sock *sk, const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct imtcp *ca = imtcp_ca(sk);
+	bool una_advanced = after(tp->snd_una, ca->prior_snd_una);
+
+	ca->prior_snd_una = tp->snd_una;
+	if (tcp_in_cwnd_reduction(sk)) {
+		imtcp_reduce_cwnd(sk, rs->acked_sacked, rs->losses,
+				  una_advanced);
+	} else if (imtcp_may_raise_cwnd(sk, rs->acked_sacked, una_advanced)) {
+		tcp_reno_cong_avoid(sk, 0, rs->acked_sacked);
+		tp->snd_cwnd_stamp = tcp_jiffies32;
+	}
+	imtcp_check_app_limited(sk);
+}
+
+static void imtcp_cong_control(struct sock *sk, const struct rate_sample *rs)
+{
+	imtcp_reno_update(sk, rs);
+	imtcp_set_reno_pacing_rate(sk);
+}
+
+static void imtcp_in_ack_event(struct sock *sk, u32 flags)
+{
+	imtcp_ca(sk)->ack_mstamp = tcp_sk(sk)->tcp_mstamp;
+}
+
+/*
+ * The stack ends a window reduction with cwnd = ssthresh, but not for a
+ * .cong_control module; do it on the way out of CWR or Recovery, under the
+ * stack's condition (CWR, or a Recovery that was not undone).
+ */
+static void imtcp_end_reduction(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u8 old_state = inet_csk(sk)->icsk_ca_state;
+
+	if (tp->snd_ssthresh >= TCP_INFINITE_SSTHRESH)
+		return;
+	if (old_state == TCP_CA_CWR ||
+	    (old_state == TCP_CA_Recovery && tp->undo_marker)) {
+		tcp_snd_cwnd_set(tp, tp->snd_ssthresh);
+		tp->snd_cwnd_stamp = tcp_jiffies32;
+	}
+}
+
+static void imtcp_set_state(struct sock *sk, u8 new_state)
+{
+	struct imtcp *ca = imtcp_ca(sk);
+
+	if (new_state <= TCP_CA_Disorder && tcp_in_cwnd_reduction(sk))
+		imtcp_end_reduction(sk);
+
+	/*
+	 * Recovery entered from the RACK reordering timer, outside any ACK:
+	 * the stack takes a first PRR step there for other congestion
+	 * controls (tcp_rack_reo_timeout), so that the retransmissions that
+	 * follow at once are paced by PRR. The timer is told from an ACK by
+	 * the ACK's timestamp, which in_ack_event recorded.
+	 */
+	if (new_state == TCP_CA_Recovery &&
+	    inet_csk(sk)->icsk_pending == ICSK_TIME_REO_TIMEOUT &&
+	    ca->ack_mstamp != tcp_sk(sk)->tcp_mstamp)
+		imtcp_reduce_cwnd(sk, 1, 1, false);
+}
+
+static void imtcp_init(struct sock *sk)
+{
+	struct imtcp *ca = imtcp_ca(sk);
+
+	ca->prior_snd_una = tcp_sk(sk)->snd_una;
+	ca->ack_mstamp = 0;
+	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+	imtcp_set_reno_pacing_rate(sk);
+}
+
+static struct tcp_congestion_ops imtcp_ops __read_mostly = {
+	.flags		= TCP_CONG_NON_RESTRICTED,
+	.name		= "imtcp",
+	.owner		= THIS_MODULE,
+	.init		= imtcp_init,
+	.cong_control	= imtcp_cong_control,
+	.ssthresh	= tcp_reno_ssthresh,
+	.undo_cwnd	= tcp_reno_undo_cwnd,
+	.set_state	= imtcp_set_state,
+	.in_ack_event	= imtcp_in_ack_event,
+};
+
+static int __init imtcp_register(void)
+{
+	BUILD_BUG_ON(sizeof(struct imtcp) > ICSK_CA_PRIV_SIZE);
+	return tcp_register_congestion_control(&imtcp_ops);
+}
+
+static void __exit imtcp_unregister(void)
+{
+	tcp_unregister_congestion_control(&imtcp_ops);
+}
+
+module_init(imtcp_register);
+module_exit(imtcp_unregister);
+
+MODULE_AUTHOR("The imtcp developers");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("TCP Reno with ImTCP inline available-bandwidth measurement");
+MODULE_ALIAS("tcp_imtcp");

@@ -1,0 +1,203 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run a command inside a QEMU VM that boots Debian's 6.1 kernel with the
+# host's root file system mounted read-only over 9p, so that the freshly
+# built imtcp.ko, the test programs and host tools (iperf3, bpftrace, ss)
+# are all there. The command runs as root in the project directory; its
+# exit code becomes this script's.
+#
+#   scripts/vm/run-vm.sh [--name NAME] [--timeout SEC] [--quiet] -- CMD [ARG...]
+#
+# Output of the run goes to build/vm/NAME/: console.log (serial console),
+# guest.log (the command's output), dmesg.log, rc.
+#
+# Environment:
+#   IMTCP_VM_KERNEL  kernel version to boot (default: the newest one that
+#                    has both /boot/vmlinuz-VER and /lib/modules/VER)
+#   IMTCP_VM_ACCEL   tcg, kvm or auto (default auto: KVM only if a probe
+#                    boot with it works, else software emulation)
+#   IMTCP_VM_MEM     guest memory (default 2G)
+#   IMTCP_VM_CPUS    guest CPUs (default 2)
+#
+# Exit codes: the command's; 124 on timeout; 125 when the VM did not
+# report a result; 126 when the kernel logged a WARN, BUG, Oops or lockup.
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+name=run
+timeout=1800
+quiet=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--name) name=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--quiet) quiet=1; shift ;;
+	--) shift; break ;;
+	*) echo "run-vm: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "usage: run-vm.sh [--name N] [--timeout S] -- CMD..." >&2; exit 2; }
+
+die() { echo "run-vm: $*" >&2; exit 125; }
+
+pick_kernel() {
+	local v
+	if [ -n "${IMTCP_VM_KERNEL:-}" ]; then
+		echo "$IMTCP_VM_KERNEL"
+		return
+	fi
+	for v in $(ls /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V -r); do
+		if [ -d "/lib/modules/$v/kernel" ]; then
+			echo "$v"
+			return
+		fi
+	done
+}
+
+kver=$(pick_kernel)
+[ -n "$kver" ] || die "no kernel to boot: apt-get install linux-image-amd64 (or: make deps)"
+kernel=/boot/vmlinuz-$kver
+[ -r "$kernel" ] || die "cannot read $kernel"
+command -v qemu-system-x86_64 >/dev/null ||
+	die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (or: make deps)"
+[ -x /bin/busybox ] || die "/bin/busybox missing: apt-get install busybox-static"
+
+vmdir=$top/build/vm
+mkdir -p "$vmdir"
+
+# The 9p modules, in load order (dependencies first).
+module_order() {
+	local seen="" out=""
+	visit() {
+		local m=$1 d
+		case " $seen " in *" $m "*) return ;; esac
+		seen="$seen $m"
+		for d in $(modinfo -k "$kver" -F depends "$m" | tr ',' ' '); do
+			visit "$d"
+		done
+		out="$out $m"
+	}
+	for m in virtio_pci 9pnet_virtio 9p; do
+		visit "$m"
+	done
+	echo "$out"
+}
+
+build_initramfs() {
+	local img=$1 work m path
+	work=$(mktemp -d)
+	mkdir -p "$work/bin" "$work/modules" "$work/proc" "$work/sys" "$work/dev"
+	cp /bin/busybox "$work/bin/busybox"
+	cp "$top/scripts/vm/initramfs-init.sh" "$work/init"
+	chmod 755 "$work/init"
+	: > "$work/modules.list"
+	for m in $(module_order); do
+		path=$(modinfo -k "$kver" -n "$m") || return 1
+		case "$path" in
+		/*) ;;
+		*) continue ;;	# built in
+		esac
+		case "$path" in
+		*.xz) xz -dc "$path" > "$work/modules/$m.ko" ;;
+		*.zst) zstd -qdc "$path" > "$work/modules/$m.ko" ;;
+		*) cp "$path" "$work/modules/$m.ko" ;;
+		esac
+		echo "$m.ko" >> "$work/modules.list"
+	done
+	(cd "$work" && find . | cpio -o -H newc --quiet | gzip -1) > "$img.tmp" &&
+		mv "$img.tmp" "$img"
+	rm -rf "$work"
+}
+
+sum=$(cat "$top/scripts/vm/initramfs-init.sh" /bin/busybox | md5sum | cut -c1-12)
+initrd=$vmdir/initramfs-$kver-$sum.cpio.gz
+if [ ! -s "$initrd" ]; then
+	rm -f "$vmdir"/initramfs-*.cpio.gz
+	build_initramfs "$initrd" || die "could not build the initramfs"
+fi
+
+# Fill the array QEMU with the command line for accelerator $1 and
+# output directory $2.
+qemu_cmd() {
+	local accel=$1 out=$2 cpu=max acc=$1
+	if [ "$accel" = kvm ]; then
+		cpu=host
+	else
+		acc=tcg,thread=multi
+	fi
+	QEMU=(qemu-system-x86_64 -accel "$acc" -cpu "$cpu"
+		-smp "${IMTCP_VM_CPUS:-2}" -m "${IMTCP_VM_MEM:-2G}"
+		-display none -monitor none -serial stdio -no-reboot
+		-kernel "$kernel" -initrd "$initrd"
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$out,mount_tag=out,security_model=none")
+}
+
+# KVM only if a probe boot with it reaches our init and powers off.
+pick_accel() {
+	local want=${IMTCP_VM_ACCEL:-auto} cache=$vmdir/accel-$kver probe
+	case "$want" in
+	tcg|kvm) echo "$want"; return ;;
+	esac
+	if [ -s "$cache" ]; then
+		cat "$cache"
+		return
+	fi
+	local acc=tcg
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		probe=$(mktemp -d)
+		qemu_cmd kvm "$probe"
+		if timeout 30 "${QEMU[@]}" \
+			-append "console=ttyS0 panic=-1 IMTCP_PROBE=1" </dev/null 2>&1 |
+			grep -q imtcp-vm-probe-ok; then
+			acc=kvm
+		fi
+		rm -rf "$probe"
+	fi
+	echo "$acc" > "$cache"
+	echo "$acc"
+}
+
+accel=$(pick_accel)
+out=$vmdir/$name
+rm -rf "$out"
+mkdir -p "$out"
+
+# The command, quoted for sh, with its exit code written where we read it.
+{
+	printf 'cd %q || exit 1\n' "$top"
+	printf '%q ' "$@"
+	printf '\necho $? > %q\n' "$out/rc.tmp"
+} > "$out/cmd"
+
+append="console=ttyS0 panic=-1 loglevel=4 IMTCP_TOP=$top IMTCP_OUT=$out"
+echo "run-vm: booting $kver ($accel) for: $*" >&2
+start=$(date +%s)
+qemu_cmd "$accel" "$out"
+if [ "$quiet" = 1 ]; then
+	timeout "$timeout" "${QEMU[@]}" -append "$append" \
+		</dev/null > "$out/console.log" 2>&1
+	qrc=$?
+else
+	timeout "$timeout" "${QEMU[@]}" -append "$append" \
+		</dev/null 2>&1 | tee "$out/console.log"
+	qrc=${PIPESTATUS[0]}
+fi
+echo "run-vm: VM ran $(( $(date +%s) - start )) s" >&2
+
+if [ "$qrc" = 124 ]; then
+	echo "run-vm: timed out after $timeout s (see $out/console.log)" >&2
+	exit 124
+fi
+[ -s "$out/rc" ] || die "the VM reported no result (see $out/console.log)"
+rc=$(cat "$out/rc")
+
+if grep -E 'WARNING:|BUG:|Oops|soft lockup|hung_task|blocked for more than|Call Trace' \
+	"$out/dmesg.log" "$out/console.log" >/dev/null 2>&1; then
+	echo "run-vm: the kernel logged a warning (see $out/dmesg.log):" >&2
+	grep -E -m 5 'WARNING:|BUG:|Oops|soft lockup|hung_task|blocked for more|Call Trace' \
+		"$out/dmesg.log" "$out/console.log" >&2
+	exit 126
+fi
+exit "$rc"

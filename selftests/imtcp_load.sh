@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Loading and selecting imtcp: module load/unload, the available list,
+# selection by sysctl and by iperf3 -C, and the refusal to unload while a
+# socket uses it.
+source "$(dirname "$0")/lib.sh"
+require_root
+
+AVAIL=/proc/sys/net/ipv4/tcp_available_congestion_control
+DEFAULT=/proc/sys/net/ipv4/tcp_congestion_control
+
+test_load_unload() {
+	if imtcp_loaded; then
+		unload_imtcp || fail "cannot unload the loaded module"
+	fi
+	grep -qw imtcp $AVAIL && fail "imtcp listed while unloaded"
+	insmod "$TOP/imtcp.ko" || fail "insmod failed"
+	grep -qw imtcp $AVAIL || fail "imtcp not in $AVAIL: $(cat $AVAIL)"
+	echo "available: $(cat $AVAIL)"
+	unload_imtcp || fail "rmmod failed"
+	grep -qw imtcp $AVAIL && fail "imtcp still listed after rmmod"
+	insmod "$TOP/imtcp.ko" || fail "second insmod failed"
+	lsmod | grep -w '^imtcp'
+}
+
+test_params_listed() {
+	modinfo "$TOP/imtcp.ko" | grep -E '^(description|license|alias):' ||
+		fail "modinfo shows no description"
+	modinfo -F alias "$TOP/imtcp.ko" | grep -qx tcp_imtcp ||
+		fail "no tcp_imtcp alias (sysctl autoload needs it)"
+}
+
+# A connection that sets nothing gets the default: imtcp after the sysctl.
+test_sysctl_default() {
+	local old port=5301 line rc=0
+	old=$(cat $DEFAULT)
+	sysctl -qw net.ipv4.tcp_congestion_control=imtcp || fail "sysctl refused imtcp"
+	[ "$(cat $DEFAULT)" = imtcp ] || fail "default is $(cat $DEFAULT)"
+	"$XFER" recv -p $port &
+	line=$("$XFER" send -c 127.0.0.1 -p $port -n 4000000) || rc=1
+	wait
+	sysctl -qw net.ipv4.tcp_congestion_control="$old"
+	echo "$line"
+	[ $rc = 0 ] || fail "transfer failed"
+	[ "$(field cc "$line")" = imtcp ] || fail "connection used $(field cc "$line")"
+}
+
+# ss shows imtcp for a live connection.
+test_ss_shows_imtcp() {
+	local port=5302 out
+	"$XFER" recv -p $port &
+	"$XFER" send -c 127.0.0.1 -p $port -C imtcp -t 3 >/dev/null &
+	sleep 1.5
+	out=$(ss -tin "dport = :$port")
+	wait
+	echo "$out"
+	echo "$out" | grep -qw imtcp || fail "ss -ti does not show imtcp"
+}
+
+test_iperf3() {
+	local out
+	command -v iperf3 >/dev/null || skip "iperf3 not installed"
+	iperf3 -s -1 -p 5303 >/dev/null 2>&1 &
+	sleep 0.5
+	out=$(iperf3 -c 127.0.0.1 -p 5303 -t 2 -C imtcp -J) || {
+		wait; fail "iperf3 -C imtcp failed: $out"; }
+	wait
+	echo "$out" | python3 -c '
+import json, sys
+end = json.load(sys.stdin)["end"]
+cc = end.get("sender_tcp_congestion")
+bps = end["sum_received"]["bits_per_second"]
+print(f"iperf3: sender_tcp_congestion={cc} received={bps/1e6:.1f} Mbit/s")
+sys.exit(0 if cc == "imtcp" and bps > 0 else 1)' || fail "iperf3 did not use imtcp"
+}
+
+test_rmmod_refused_while_in_use() {
+	local port=5304 spid
+	"$XFER" recv -p $port &
+	"$XFER" send -c 127.0.0.1 -p $port -C imtcp -t 3 >/dev/null &
+	spid=$!
+	sleep 1
+	if rmmod imtcp 2>/dev/null; then
+		fail "rmmod succeeded while a socket used imtcp"
+	fi
+	echo "rmmod refused while in use: ok"
+	wait
+	unload_imtcp || fail "rmmod failed after the socket closed"
+	echo "rmmod after close: ok"
+	insmod "$TOP/imtcp.ko" || fail "reload failed"
+	[ -n "$spid" ]
+}
+
+test_rmmod_refused_while_default() {
+	sysctl -qw net.ipv4.tcp_congestion_control=imtcp
+	if rmmod imtcp 2>/dev/null; then
+		fail "rmmod succeeded while imtcp was the default"
+	fi
+	sysctl -qw net.ipv4.tcp_congestion_control=cubic
+	unload_imtcp || fail "rmmod failed once no longer the default"
+	insmod "$TOP/imtcp.ko" || fail "reload failed"
+}
+
+tap_begin 7
+run_test load_unload test_load_unload
+run_test modinfo test_params_listed
+run_test sysctl_default test_sysctl_default
+run_test ss_shows_imtcp test_ss_shows_imtcp
+run_test iperf3_C_imtcp test_iperf3
+run_test rmmod_refused_while_in_use test_rmmod_refused_while_in_use
+run_test rmmod_refused_while_default test_rmmod_refused_while_default
+tap_end

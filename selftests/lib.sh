@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers of imtcp's shell selftests: TAP results, loading the
+# module, and the three-namespace test bed.
+#
+#   +--------+  198.18.1.0/24  +---------+  198.18.2.0/24  +----------+
+#   | sender |-s0 ---------- r0-| router  |-r1 ---------- d0-| receiver |
+#   +--------+      .1     .2   +---------+   .1      .2     +----------+
+#                               r1 egress (data):  netem delay D [loss/reorder]
+#                                                  -> tbf RATE (the bottleneck)
+#                               r0 egress (ACKs):  netem delay D
+#
+# 198.18.0.0/15 is the range set aside for network benchmarks (RFC 2544);
+# it exists only inside these namespaces, inside the test VM.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+SELFTESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$SELFTESTS_DIR/.." && pwd)
+BIN=$TOP/build/selftests
+XFER=$BIN/xfer
+
+NS_SND=imtcp-snd-$$
+NS_RTR=imtcp-rtr-$$
+NS_RCV=imtcp-rcv-$$
+SND_ADDR=198.18.1.1
+RCV_ADDR=198.18.2.2
+
+tap_n=0
+tap_pass=0
+tap_fail=0
+tap_skip=0
+
+tap_begin() {
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+# run_test NAME FUNCTION [ARGS...]: run a test function in a subshell,
+# its output as TAP comments; it returns 0 (pass), 4 (skip) or other (fail).
+run_test() {
+	local name=$1 rc
+	shift
+	tap_n=$((tap_n + 1))
+	("$@") 2>&1 | sed -u 's/^/# /'
+	rc=${PIPESTATUS[0]}
+	case "$rc" in
+	0) tap_pass=$((tap_pass + 1)); echo "ok $tap_n $name" ;;
+	4) tap_skip=$((tap_skip + 1)); echo "ok $tap_n $name # SKIP" ;;
+	*) tap_fail=$((tap_fail + 1)); echo "not ok $tap_n $name" ;;
+	esac
+}
+
+tap_end() {
+	echo "# Totals: pass:$tap_pass fail:$tap_fail skip:$tap_skip"
+	[ "$tap_fail" -gt 0 ] && exit $KSFT_FAIL
+	[ "$tap_pass" -eq 0 ] && [ "$tap_skip" -gt 0 ] && exit $KSFT_SKIP
+	exit $KSFT_PASS
+}
+
+fail() {
+	echo "FAIL: $*"
+	exit $KSFT_FAIL
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit $KSFT_SKIP
+}
+
+require_root() {
+	[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root"; exit $KSFT_SKIP; }
+}
+
+imtcp_loaded() {
+	grep -qw imtcp /proc/sys/net/ipv4/tcp_available_congestion_control
+}
+
+# Load the freshly built module unless it is loaded already.
+load_imtcp() {
+	imtcp_loaded && return 0
+	[ -f "$TOP/imtcp.ko" ] || { echo "no $TOP/imtcp.ko: run make"; return 1; }
+	insmod "$TOP/imtcp.ko"
+}
+
+# Remove the module, retrying while sockets that used it are being freed.
+unload_imtcp() {
+	local i
+	for i in $(seq 50); do
+		rmmod imtcp 2>/dev/null && return 0
+		sleep 0.1
+	done
+	rmmod imtcp
+}
+
+# topo_up RATE DELAY_MS [NETEM_EXTRA...]: build the test bed; the extra
+# netem arguments (e.g. "loss 1%") apply to the data direction.
+topo_up() {
+	local rate=$1 delay=$2
+	shift 2
+	modprobe -q veth sch_netem sch_tbf 2>/dev/null
+	ip netns add "$NS_SND" && ip netns add "$NS_RTR" && ip netns add "$NS_RCV" ||
+		return 1
+	ip -n "$NS_SND" link add s0 type veth peer name r0 netns "$NS_RTR"
+	ip -n "$NS_RCV" link add d0 type veth peer name r1 netns "$NS_RTR"
+	ip -n "$NS_SND" addr add $SND_ADDR/24 dev s0
+	ip -n "$NS_RTR" addr add 198.18.1.2/24 dev r0
+	ip -n "$NS_RTR" addr add 198.18.2.1/24 dev r1
+	ip -n "$NS_RCV" addr add $RCV_ADDR/24 dev d0
+	local ns
+	for ns in "$NS_SND" "$NS_RTR" "$NS_RCV"; do
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$NS_SND" link set s0 up
+	ip -n "$NS_RTR" link set r0 up
+	ip -n "$NS_RTR" link set r1 up
+	ip -n "$NS_RCV" link set d0 up
+	ip -n "$NS_SND" route add default via 198.18.1.2
+	ip -n "$NS_RCV" route add default via 198.18.2.1
+	ip netns exec "$NS_RTR" sysctl -qw net.ipv4.ip_forward=1
+	shape "$rate" "$delay" "$@"
+}
+
+# shape RATE DELAY_MS [NETEM_EXTRA...]: (re)apply the router's qdiscs.
+# The bottleneck buffer is one bandwidth-delay product of a 2*DELAY RTT.
+shape() {
+	local rate=$1 delay=$2 bits limit
+	shift 2
+	bits=$(echo "$rate" | sed 's/mbit$/000000/; s/kbit$/000/')
+	limit=$((bits / 8 * delay * 2 / 1000))
+	[ "$limit" -lt 30000 ] && limit=30000
+	tc -n "$NS_RTR" qdisc replace dev r1 root handle 1: \
+		netem delay "${delay}ms" limit 100000 "$@" || return 1
+	tc -n "$NS_RTR" qdisc replace dev r1 parent 1:1 handle 10: \
+		tbf rate "$rate" burst 15000 limit "$limit" || return 1
+	tc -n "$NS_RTR" qdisc replace dev r0 root netem delay "${delay}ms" \
+		limit 100000
+}
+
+topo_down() {
+	local ns
+	for ns in "$NS_SND" "$NS_RTR" "$NS_RCV"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	return 0
+}
+
+in_snd() { ip netns exec "$NS_SND" "$@"; }
+in_rcv() { ip netns exec "$NS_RCV" "$@"; }
+
+# transfer CC FILE PORT: send FILE from sender to receiver over CC; checks
+# the SHA-256 at both ends, prints xfer's result line. Fails if they differ.
+transfer() {
+	local cc=$1 file=$2 port=$3 out rcv_pid want got
+	out=$(mktemp -d)
+	want=$(sha256sum < "$file" | cut -d' ' -f1)
+	in_rcv sh -c "'$XFER' recv -p $port -o - | sha256sum > '$out/sha'" &
+	rcv_pid=$!
+	if ! in_snd "$XFER" send -c $RCV_ADDR -p "$port" -C "$cc" -i "$file" \
+		> "$out/result"; then
+		kill "$rcv_pid" 2>/dev/null
+		rm -rf "$out"
+		echo "transfer with $cc failed"
+		return 1
+	fi
+	wait "$rcv_pid"
+	got=$(cut -d' ' -f1 < "$out/sha")
+	cat "$out/result"
+	rm -rf "$out"
+	if [ "$want" != "$got" ]; then
+		echo "$cc: sha256 mismatch: sent $want, received $got"
+		return 1
+	fi
+	echo "$cc: sha256 $got matches"
+}
+
+# field NAME LINE: the value of key NAME in an xfer result line.
+field() {
+	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# float_ok EXPR: true if the awk expression is true.
+float_ok() {
+	awk "BEGIN { exit !($1) }"
+}

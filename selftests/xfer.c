@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xfer: one bulk TCP transfer, for imtcp's tests and benchmarks.
+ *
+ *   xfer recv [-p PORT] [-o FILE|-]
+ *       Accept one connection, write what arrives to FILE ('-' = stdout,
+ *       default: discard), exit when the peer closes.
+ *   xfer send -c ADDR [-p PORT] [-C CC] (-i FILE | -n BYTES | -t SECONDS)
+ *       Connect (retrying for 10 s while nothing listens), send FILE, BYTES
+ *       bytes or for SECONDS seconds, wait until the receiver has read all
+ *       of it and closed, then print one line of key=value results:
+ *       cc, bytes, secs, goodput_mbps (bytes / time from connect to the
+ *       receiver's close), retrans, segs_out, rtt_us, cwnd, delivery_mbps.
+ *
+ * Exit codes: 0 done, 1 transfer or socket error, 2 usage.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/tcp.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUF_SIZE (128 * 1024)
+
+static char buf[BUF_SIZE];
+
+struct opts {
+	const char *addr;
+	const char *port;
+	const char *cc;
+	const char *in;
+	const char *out;
+	unsigned long long bytes;
+	double secs;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: xfer recv [-p PORT] [-o FILE|-]\n"
+		"       xfer send -c ADDR [-p PORT] [-C CC] (-i FILE | -n BYTES | -t SECONDS)\n");
+	exit(2);
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int do_recv(const struct opts *o)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE };
+	struct addrinfo *ai;
+	int one = 1, lfd, fd, out = -1, err;
+	unsigned long long total = 0;
+	ssize_t n;
+
+	err = getaddrinfo(NULL, o->port, &hints, &ai);
+	if (err) {
+		fprintf(stderr, "xfer: %s\n", gai_strerror(err));
+		return 1;
+	}
+	/* Prefer IPv6 wildcard (dual stack) when there is one. */
+	for (struct addrinfo *a = ai; a; a = a->ai_next)
+		if (a->ai_family == AF_INET6) {
+			ai = a;
+			break;
+		}
+	lfd = socket(ai->ai_family, SOCK_STREAM, 0);
+	if (lfd < 0 ||
+	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(lfd, ai->ai_addr, ai->ai_addrlen) || listen(lfd, 1)) {
+		perror("xfer: listen");
+		return 1;
+	}
+	if (o->out && strcmp(o->out, "-") == 0)
+		out = STDOUT_FILENO;
+	else if (o->out)
+		out = open(o->out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (o->out && out < 0) {
+		perror("xfer: open output");
+		return 1;
+	}
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0) {
+		perror("xfer: accept");
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("xfer: read");
+			return 1;
+		}
+		total += n;
+		if (out >= 0 && write_all(out, buf, n)) {
+			perror("xfer: write output");
+			return 1;
+		}
+	}
+	close(fd);
+	fprintf(stderr, "xfer: received %llu bytes\n", total);
+	return 0;
+}
+
+static int connect_retry(const struct opts *o)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM };
+	double deadline = now() + 10;
+	struct addrinfo *ai;
+	int fd, err;
+
+	err = getaddrinfo(o->addr, o->port, &hints, &ai);
+	if (err) {
+		fprintf(stderr, "xfer: %s: %s\n", o->addr, gai_strerror(err));
+		return -1;
+	}
+	for (;;) {
+		fd = socket(ai->ai_family, SOCK_STREAM, 0);
+		if (fd < 0) {
+			perror("xfer: socket");
+			return -1;
+		}
+		if (o->cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION,
+					o->cc, strlen(o->cc))) {
+			fprintf(stderr, "xfer: TCP_CONGESTION %s: %s\n",
+				o->cc, strerror(errno));
+			return -1;
+		}
+		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+			return fd;
+		close(fd);
+		if ((errno != ECONNREFUSED && errno != ENETUNREACH) ||
+		    now() > deadline) {
+			perror("xfer: connect");
+			return -1;
+		}
+		usleep(50000);
+	}
+}
+
+/* Fill buf from the input file; returns bytes read, 0 at its end. */
+static ssize_t next_chunk(int in, unsigned long long sent,
+			  const struct opts *o, double t_end)
+{
+	ssize_t n;
+
+	if (in >= 0) {
+		do {
+			n = read(in, buf, sizeof(buf));
+		} while (n < 0 && errno == EINTR);
+		return n;
+	}
+	if (o->bytes) {
+		unsigned long long left = o->bytes - sent;
+
+		return left < sizeof(buf) ? (ssize_t)left : (ssize_t)sizeof(buf);
+	}
+	return now() < t_end ? (ssize_t)sizeof(buf) : 0;
+}
+
+static void print_result(int fd, const struct opts *o,
+			 unsigned long long sent, double secs)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	char cc[16] = "";
+	socklen_t cclen = sizeof(cc) - 1;
+
+	memset(&ti, 0, sizeof(ti));
+	getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len);
+	getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cclen);
+	printf("cc=%s bytes=%llu secs=%.3f goodput_mbps=%.3f retrans=%u "
+	       "segs_out=%u rtt_us=%u cwnd=%u delivery_mbps=%.3f\n",
+	       cc, sent, secs, sent * 8 / secs / 1e6, ti.tcpi_total_retrans,
+	       ti.tcpi_segs_out, ti.tcpi_rtt, ti.tcpi_snd_cwnd,
+	       ti.tcpi_delivery_rate * 8 / 1e6);
+	(void)o;
+}
+
+static int do_send(const struct opts *o)
+{
+	unsigned long long sent = 0;
+	double t0, t_end;
+	int fd, in = -1;
+	ssize_t n;
+
+	if (o->in) {
+		in = open(o->in, O_RDONLY);
+		if (in < 0) {
+			perror("xfer: open input");
+			return 1;
+		}
+	}
+	memset(buf, 'i', sizeof(buf));
+	fd = connect_retry(o);
+	if (fd < 0)
+		return 1;
+	t0 = now();
+	t_end = t0 + o->secs;
+	while ((n = next_chunk(in, sent, o, t_end)) > 0) {
+		if (write_all(fd, buf, n)) {
+			perror("xfer: send");
+			return 1;
+		}
+		sent += n;
+	}
+	if (n < 0) {
+		perror("xfer: read input");
+		return 1;
+	}
+	/* All sent: wait until the receiver has read it all and closed. */
+	shutdown(fd, SHUT_WR);
+	while ((n = read(fd, buf, sizeof(buf))) > 0 ||
+	       (n < 0 && errno == EINTR))
+		;
+	if (n < 0) {
+		perror("xfer: waiting for the receiver");
+		return 1;
+	}
+	print_result(fd, o, sent, now() - t0);
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .port = "5201" };
+	int c;
+
+	if (argc < 2)
+		usage();
+	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:")) != -1) {
+		switch (c) {
+		case 'c': o.addr = optarg; break;
+		case 'p': o.port = optarg; break;
+		case 'C': o.cc = optarg; break;
+		case 'i': o.in = optarg; break;
+		case 'o': o.out = optarg; break;
+		case 'n': o.bytes = strtoull(optarg, NULL, 0); break;
+		case 't': o.secs = atof(optarg); break;
+		default: usage();
+		}
+	}
+	if (!strcmp(argv[1], "recv"))
+		return do_recv(&o);
+	if (strcmp(argv[1], "send") || !o.addr ||
+	    (!o.in && !o.bytes && o.secs <= 0))
+		usage();
+	return do_send(&o);
+}
