@@ -6,7 +6,8 @@
 #   make check        checkpatch --strict and sparse on the module
 #   make unit         userspace unit tests of the kernel-independent logic
 #   make tools        userspace programs (test and benchmark helpers)
-#   make test         unit tests, then the kselftests inside a VM
+#   make test         install missing packages, build, unit tests, then
+#                     the kselftests inside a VM; ends "N passed, N failed"
 #   make vm-test      only the kselftests inside a VM
 #   make bench        goodput benchmark, imtcp against reno, inside a VM
 #   make demo         the main job: a shaped transfer in a VM, shown with ss -ti
@@ -68,16 +69,17 @@ unit:
 tools: ksrc
 	$(MAKE) -C selftests KSFT_INC=$(SRCTREE)/tools/testing/selftests
 
-vm-test: module tools
+vm-test: deps module tools
 	scripts/vm/run-vm.sh --name selftests -- selftests/run_all.sh
 
-test: unit vm-test
+test:
+	scripts/test-all.sh
 
-bench: module tools
+bench: deps module tools
 	scripts/vm/run-vm.sh --name bench --timeout 3600 -- \
 		scripts/bench/goodput.sh $(BENCH_ARGS)
 
-demo: module tools
+demo: deps module tools
 	scripts/vm/run-vm.sh --name demo -- scripts/demo.sh
 
 deps:

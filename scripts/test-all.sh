@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# imtcp's whole test suite, as `make test` runs it: install missing Debian
+# packages, build, checkpatch and sparse, unit tests on the host, then the
+# kselftests inside a VM. Ends with the counts of all test cases:
+#   N passed, N failed[, N skipped]
+set -u
+cd "$(dirname "$0")/.." || exit 1
+mkdir -p build
+log=build/test-all.log
+: > "$log"
+
+scripts/install-deps.sh || exit 1
+make -s module tools || { echo "0 passed, 1 failed"; exit 1; }
+
+count() { grep -cE "$1" "$2" | tr -d ' '; }
+
+# Kernel style: checkpatch --strict and sparse report nothing.
+if make -s check > build/check.log 2>&1; then
+	c_pass=1 c_fail=0
+	echo "ok - checkpatch --strict and sparse clean"
+else
+	c_pass=0 c_fail=1
+	cat build/check.log
+	echo "not ok - checkpatch/sparse findings (make check)"
+fi
+
+make -s unit 2>&1 | tee build/unit.log
+unit_rc=${PIPESTATUS[0]}
+u_pass=$(count '^ok [0-9]+ ' build/unit.log)
+u_fail=$(count '^not ok [0-9]+ ' build/unit.log)
+[ "$unit_rc" != 0 ] && [ "$u_fail" = 0 ] && u_fail=1
+
+scripts/vm/run-vm.sh --name selftests --timeout 1500 -- selftests/run_all.sh
+vm_rc=$?
+summary=$(grep -E '^selftests: [0-9]+ passed' build/vm/selftests/guest.log 2>/dev/null | tail -n 1)
+v_pass=$(echo "$summary" | sed -n 's/^selftests: \([0-9]*\) passed.*/\1/p')
+v_fail=$(echo "$summary" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+v_skip=$(echo "$summary" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
+v_pass=${v_pass:-0} v_fail=${v_fail:-0} v_skip=${v_skip:-0}
+if [ "$vm_rc" != 0 ] && [ "$v_fail" = 0 ]; then
+	echo "test-all: the VM run failed (exit $vm_rc) outside any test case"
+	v_fail=1
+fi
+
+echo "style: $c_pass passed, $c_fail failed; unit: $u_pass passed, $u_fail failed; selftests (VM): $v_pass passed, $v_fail failed, $v_skip skipped"
+echo "$((c_pass + u_pass + v_pass)) passed, $((c_fail + u_fail + v_fail)) failed, $v_skip skipped"
+[ "$((c_fail + u_fail + v_fail))" = 0 ]
