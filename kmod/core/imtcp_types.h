@@ -33,6 +33,11 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
 {
 	return dividend / divisor;
 }
+
+static inline s64 div64_s64(s64 dividend, s64 divisor)
+{
+	return dividend / divisor;
+}
 #endif /* __KERNEL__ */
 
 #endif /* _IMTCP_TYPES_H */
