@@ -30,8 +30,18 @@ fail() {
 mkdir -p /newroot
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose \
 	hostroot /newroot || fail "cannot mount the host root over 9p"
+# Writable scratch places. When the project itself lives under one of
+# them (a checkout in /tmp or /root), carry it across the tmpfs mount.
+mkdir -p /top
+mount --bind "/newroot$IMTCP_TOP" /top || fail "cannot find $IMTCP_TOP"
 for d in tmp run var/tmp var/lib root home; do
-	[ -d "/newroot/$d" ] && mount -t tmpfs -o mode=1777 tmpfs "/newroot/$d"
+	[ -d "/newroot/$d" ] || continue
+	mount -t tmpfs -o mode=1777 tmpfs "/newroot/$d"
+	case "$IMTCP_TOP/" in
+	"/$d/"*)
+		mkdir -p "/newroot$IMTCP_TOP"
+		mount --move /top "/newroot$IMTCP_TOP" ;;
+	esac
 done
 chmod 0700 /newroot/root
 mount -t 9p -o trans=virtio,version=9p2000.L,rw,msize=262144 \
