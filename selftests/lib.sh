@@ -187,3 +187,20 @@ field() {
 float_ok() {
 	awk "BEGIN { exit !($1) }"
 }
+
+# timed_send CC PORT SECS: a bulk transfer of SECS seconds over CC to a
+# receiver started for it; prints xfer's result line.
+timed_send() {
+	local cc=$1 port=$2 secs=$3 rcv_pid line
+	in_rcv "$XFER" recv -p "$port" 2>/dev/null &
+	rcv_pid=$!
+	if ! line=$(in_snd "$XFER" send -c $RCV_ADDR -p "$port" -C "$cc" \
+			-t "$secs"); then
+		kill "$rcv_pid" 2>/dev/null
+		wait "$rcv_pid"
+		echo "transfer failed: $cc, port $port" >&2
+		return 1
+	fi
+	wait "$rcv_pid"
+	echo "$line"
+}

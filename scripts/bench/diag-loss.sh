@@ -19,8 +19,7 @@ run() {
 	local label=$1 cc=$2 line samples
 	port=$((port + 1))
 	in_snd nstat -n >/dev/null
-	in_rcv "$XFER" recv -p $port 2>/dev/null &
-	in_snd "$XFER" send -c $RCV_ADDR -p $port -C "$cc" -t "$SECS" > /tmp/diag.res &
+	timed_send "$cc" $port "$SECS" > /tmp/diag.res &
 	samples=""
 	sleep 2
 	for _ in $(seq $(( (SECS - 3) * 5 ))); do

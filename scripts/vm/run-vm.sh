@@ -19,6 +19,7 @@
 #                    boot with it works, else software emulation)
 #   IMTCP_VM_MEM     guest memory (default 2G)
 #   IMTCP_VM_CPUS    guest CPUs (default 2)
+#   BENCH_*          passed on to the command (benchmark settings)
 #
 # Exit codes: the command's; 124 on timeout; 125 when the VM did not
 # report a result; 126 when the kernel logged a WARN, BUG, Oops or lockup.
@@ -164,9 +165,13 @@ out=$vmdir/$name
 rm -rf "$out"
 mkdir -p "$out"
 
-# The command, quoted for sh, with its exit code written where we read it.
+# The command, quoted for sh, with its exit code written where we read it;
+# BENCH_* settings of the caller go with it.
 {
 	printf 'cd %q || exit 1\n' "$top"
+	for v in $(compgen -v BENCH_); do
+		printf 'export %s=%q\n' "$v" "${!v}"
+	done
 	printf '%q ' "$@"
 	printf '\necho $? > %q\n' "$out/rc.tmp"
 } > "$out/cmd"
