@@ -15,6 +15,7 @@
 #include <linux/minmax.h>
 #else
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 typedef __u8 u8;
@@ -23,6 +24,9 @@ typedef __u32 u32;
 typedef __u64 u64;
 typedef __s32 s32;
 typedef __s64 s64;
+
+#define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
+#define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))
 
 static inline u64 div64_u64(u64 dividend, u64 divisor)
 {

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The control unit: ImTCP's STORE / SEND / PASS / EMPTY state machine,
+ * as decisions on a view of the connection. The module turns states into
+ * actions (hold = departure time pushed ahead, stream = paced release,
+ * EMPTY = unpaced release, PASS = Reno's pacing); this file only decides.
+ */
+#ifndef _IMTCP_CU_H
+#define _IMTCP_CU_H
+
+#include "imtcp_types.h"
+
+enum imtcp_state {
+	IMTCP_OFF,	/* measurement paused: loss recovery, CWR, start */
+	IMTCP_STORE,	/* holding segments until m are ready */
+	IMTCP_SEND,	/* a measurement stream is leaving */
+	IMTCP_PASS,	/* all streams sent; waiting for their ACKs */
+	IMTCP_EMPTY,	/* held segments released; not holding */
+	IMTCP_NSTATES,
+};
+
+/* Successful measurements at one m before m shrinks (the paper's F). */
+#define IMTCP_F		2
+#define IMTCP_M_MIN	2
+
+struct imtcp_cu {
+	u8 state;	/* enum imtcp_state */
+	u8 m;		/* held segments that start a stream */
+	u8 good;	/* successful measurements at this m */
+	u8 stream;	/* index of the stream being formed or sent */
+	u32 deadline_us;/* STORE: hold no longer than this */
+};
+
+/* The connection as the control unit needs to see it. */
+struct imtcp_cu_view {
+	u32 now_us;
+	u32 held;		/* segments that could leave now */
+	u32 cwnd;
+	u32 in_flight;
+	u32 sent;		/* SEND: segments of the stream sent */
+	bool slot_due;		/* SEND: the next segment's time has come */
+	bool acked;		/* PASS: every stream segment is ACKed */
+	bool can_measure;	/* Open state and pacing in effect */
+};
+
+/* What imtcp_cu_step() reports besides the new state. */
+#define IMTCP_CU_CHANGED	0x1	/* cu->state changed */
+#define IMTCP_CU_MEASURED	0x2	/* a measurement's ACKs are all in */
+#define IMTCP_CU_FAILED		0x4	/* the stream ran dry; retried */
+#define IMTCP_CU_STREAM_DONE	0x8	/* a stream was sent in full */
+
+void imtcp_cu_init(struct imtcp_cu *cu, u32 n);
+u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
+		  const struct imtcp_cu_view *v);
+void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
+u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 n, u32 mdev4_us, u32 srtt_us);
+const char *imtcp_state_name(u32 state);
+
+#endif /* _IMTCP_CU_H */

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The measurement unit (see imtcp_est.h): stream plans, stream analysis,
+ * the estimate and the search range.
+ *
+ * Why a fit and not the first rising delay: at a link of capacity C a
+ * gap at rate r > A adds (L / C)(1 - A / r) of queue, 116 us per segment
+ * at most on a 100 Mbit/s link, a few us just above A. A stream's rise
+ * is therefore only visible against timer and scheduling noise well
+ * above A, and "where the delays leave the floor" lands late: in the
+ * unit tests' model it read A = 60 Mbit/s as 85-90. So each stream is
+ * only classified (final rise larger than noise_us, or flat), and A comes
+ * from all streams together: for each candidate A in [bl, bu) the queue
+ * every stream would build (Lindley's recursion over its real gaps, from
+ * its lowest delay on) is correlated with the measured delays, with one
+ * common slope (the service time of a segment, unknown) and one offset
+ * per stream; the best-correlated candidate is the result. The curvature
+ * this uses (increments growing as 1 - A / r along the streams) fixes A
+ * without knowing C.
+ *
+ * The search range spans [A / 2, 2 A] around the latest result, wider
+ * if recent results spread more: the upper streams must run far enough
+ * above A to build a queue that stands out of the noise. A result on an
+ * edge moves the range past that edge and doubles it.
+ */
+#include "imtcp_est.h"
+#include "imtcp_trend.h"
+
+#define IMTCP_FIT_STEPS		32	/* candidate A per stream */
+#define IMTCP_DELAY_CAP		65535	/* us; larger rises are clamped */
+#define IMTCP_INV_SHIFT		30	/* fixed point of 1 / rate */
+#define IMTCP_Q_UNIT		1024	/* model queue: 1/1024 segment */
+#define IMTCP_MEDIAN		3	/* raw results in the median */
+#define IMTCP_FIRST_LO_DIV	2	/* first range: hint / 2 .. */
+#define IMTCP_FIRST_HI_MUL	16	/* .. hint * 16 */
+
+/* The rate of the gap after segment j (0 .. n - 2) of a stream. */
+u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j)
+{
+	if (n < 3 || j >= n - 2)
+		return st->hi_bps;
+	return st->lo_bps + div_u64((st->hi_bps - st->lo_bps) * j, n - 2);
+}
+
+/* Rates of stream i of a measurement: sub-range i of [bl, bu]. */
+void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
+		       u32 i, struct imtcp_stream *st)
+{
+	u64 w = e->bu - e->bl;
+
+	st->lo_bps = e->bl + div_u64(w * i, c->k);
+	st->hi_bps = e->bl + div_u64(w * (i + 1), c->k);
+	st->nsamples = 0;
+	st->outcome = IMTCP_OUT_NONE;
+}
+
+/* Order the samples by segment (ACKs may arrive reordered) and keep one
+ * per segment. */
+static void sort_samples(struct imtcp_stream *st)
+{
+	u32 i, j, n = 0;
+
+	for (i = 0; i < st->nsamples; i++) {
+		struct imtcp_sample x = st->s[i];
+
+		for (j = n; j > 0 && st->s[j - 1].seg > x.seg; j--)
+			st->s[j] = st->s[j - 1];
+		if (j > 0 && st->s[j - 1].seg == x.seg) {
+			/* a duplicate: drop it, undo the shift */
+			for (; j < n; j++)
+				st->s[j] = st->s[j + 1];
+			continue;
+		}
+		st->s[j] = x;
+		n++;
+	}
+	st->nsamples = n;
+}
+
+/* Integer square root (Newton), for the fit's correlation score. */
+static u64 isqrt64(u64 x)
+{
+	u64 r = x, y;
+
+	if (x < 2)
+		return x;
+	y = (r + 1) / 2;
+	while (y < r) {
+		r = y;
+		y = (r + div64_u64(x, r)) / 2;
+	}
+	return r;
+}
+
+/* Relative delays of a stream's samples, clamped (the fit's sums must not
+ * overflow), and the index of the last lowest one. */
+static u32 rel_delays(const struct imtcp_stream *st, s32 *d)
+{
+	s32 floor = st->s[0].delay_us;
+	u32 i, first = 0;
+
+	for (i = 1; i < st->nsamples; i++)
+		floor = min_t(s32, floor, st->s[i].delay_us);
+	for (i = 0; i < st->nsamples; i++) {
+		d[i] = min_t(s32, st->s[i].delay_us - floor, IMTCP_DELAY_CAP);
+		if (d[i] == 0)
+			first = i;
+	}
+	return first;
+}
+
+void imtcp_analyse_stream(struct imtcp_stream *st,
+			  const struct imtcp_est_cfg *c)
+{
+	s32 d[IMTCP_N_MAX];
+	u32 n, first;
+
+	sort_samples(st);
+	n = st->nsamples;
+	if (n < 3) {
+		st->outcome = IMTCP_OUT_UNCLEAR;
+		return;
+	}
+	first = rel_delays(st, d);
+	if (imtcp_rise_onset(d, n, c->noise_us) < 0) {
+		st->outcome = IMTCP_OUT_FLAT;
+		return;
+	}
+	if (n - first >= 3 &&
+	    imtcp_trend_test(d + first, n - first, c->noise_us, NULL) !=
+	    IMTCP_TREND_UP) {
+		st->outcome = IMTCP_OUT_UNCLEAR;
+		return;
+	}
+	st->outcome = IMTCP_OUT_RISE;
+}
+
+/* Sums of the joint least-squares fit, per candidate A. */
+struct fit_sums {
+	s64 sxx;	/* sum of squared deviations of the model queue */
+	s64 sxd;	/* sum of its products with the delay deviations */
+};
+
+/*
+ * Add one stream to the fit for the candidate A = @a: the queue the
+ * stream would build from its lowest delay on at a link that leaves it A,
+ * by Lindley's recursion in 1/IMTCP_Q_UNIT of a segment's service time,
+ * q' = max(0, q + 1 - a / r) per gap, against the measured delays. Each
+ * stream gets its own offset (deviations from its own means).
+ */
+static void fit_stream(const struct imtcp_stream *st, u32 n, u64 a,
+		       const u64 *inv_rate, struct fit_sums *f)
+{
+	s64 sx = 0, sd = 0, sxx = 0, sxd = 0, q = 0;
+	s32 d[IMTCP_N_MAX];
+	u32 i, j, first, cnt = 0;
+
+	first = rel_delays(st, d);
+	j = st->s[first].seg;
+	for (i = first; i < st->nsamples; i++) {
+		for (; j < st->s[i].seg && j + 1 < n; j++) {
+			q += IMTCP_Q_UNIT -
+			     (s64)((a * inv_rate[j]) >> IMTCP_INV_SHIFT);
+			q = max_t(s64, q, 0);
+		}
+		sx += q;
+		sd += d[i];
+		sxx += q * q;
+		sxd += q * d[i];
+		cnt++;
+	}
+	if (!cnt)
+		return;
+	f->sxx += sxx - div64_s64(sx * sx, cnt);
+	f->sxd += sxd - div64_s64(sx * sd, cnt);
+}
+
+/* 2^IMTCP_INV_SHIFT * IMTCP_Q_UNIT / rate for each gap of a stream. */
+static void inv_rates(const struct imtcp_stream *st, u32 n, u64 *inv)
+{
+	u32 j;
+
+	for (j = 0; j + 1 < n; j++)
+		inv[j] = div64_u64((u64)IMTCP_Q_UNIT << IMTCP_INV_SHIFT,
+				   max_t(u64, imtcp_gap_rate(st, n, j), 1));
+}
+
+/*
+ * The A in [bl, bu) whose queue model explains the delays of all usable
+ * streams best, with one common slope (the link's service time per
+ * segment) and one offset per stream. Returns the candidate's index, or
+ * IMTCP_FIT_STEPS if no candidate explains any rise.
+ */
+static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
+			   u64 bl, u64 bu)
+{
+	u64 inv[IMTCP_K_MAX][IMTCP_N_MAX], best = 0, score, a;
+	u32 i, c, best_c = IMTCP_FIT_STEPS;
+
+	for (i = 0; i < k; i++)
+		inv_rates(&st[i], n, inv[i]);
+	for (c = 0; c < IMTCP_FIT_STEPS; c++) {
+		struct fit_sums f = { 0, 0 };
+
+		a = bl + div_u64((bu - bl) * c, IMTCP_FIT_STEPS);
+		for (i = 0; i < k; i++)
+			if (st[i].outcome == IMTCP_OUT_RISE ||
+			    st[i].outcome == IMTCP_OUT_FLAT)
+				fit_stream(&st[i], n, a, inv[i], &f);
+		if (f.sxx <= 0 || f.sxd <= 0)
+			continue;
+		score = div64_u64((u64)f.sxd << 16, isqrt64((u64)f.sxx));
+		if (score > best) {
+			best = score;
+			best_c = c;
+		}
+	}
+	return best_c;
+}
+
+/*
+ * One result from the k analysed streams of a measurement (rates rising
+ * from stream to stream, together covering [bl, bu]). No stream rising:
+ * A is above the range (edge). Otherwise the joint fit places A; at the
+ * range's lowest candidate A is at or below bl (edge). Returns 0 when the
+ * measurement gave no answer.
+ */
+u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,
+		  enum imtcp_edge *edge)
+{
+	u32 i, rising = 0, c;
+	u64 bl, bu;
+
+	*edge = IMTCP_EDGE_NONE;
+	if (!k)
+		return 0;
+	bl = st[0].lo_bps;
+	bu = st[k - 1].hi_bps;
+	for (i = 0; i < k; i++)
+		rising += st[i].outcome == IMTCP_OUT_RISE;
+	if (!rising) {
+		if (st[k - 1].outcome != IMTCP_OUT_FLAT)
+			return 0;
+		*edge = IMTCP_EDGE_HIGH;
+		return bu;
+	}
+	c = fit_measurement(st, k, n, bl, bu);
+	if (c >= IMTCP_FIT_STEPS)
+		return 0;
+	if (c == 0)
+		*edge = IMTCP_EDGE_LOW;
+	return bl + div_u64((bu - bl) * c, IMTCP_FIT_STEPS);
+}
+
+static void set_range(struct imtcp_est *e, u64 lo, u64 hi)
+{
+	if (lo < IMTCP_RATE_MIN)
+		lo = IMTCP_RATE_MIN;
+	if (hi < lo + lo / 10 + IMTCP_RATE_MIN)
+		hi = lo + lo / 10 + IMTCP_RATE_MIN;
+	e->bl = lo;
+	e->bu = hi;
+}
+
+/* The range before any result, from what the connection knows (its
+ * delivery rate or cwnd / srtt, which in slow start lie far below A). */
+void imtcp_first_range(struct imtcp_est *e, u64 hint_bps)
+{
+	set_range(e, hint_bps / IMTCP_FIRST_LO_DIV,
+		  hint_bps * IMTCP_FIRST_HI_MUL);
+}
+
+/* Mean absolute deviation of the recent results. */
+static u64 hist_spread(const struct imtcp_est *e)
+{
+	u64 sum = 0, dev = 0, mean;
+	u32 i;
+
+	for (i = 0; i < e->nhist; i++)
+		sum += e->hist[i];
+	mean = div_u64(sum, e->nhist);
+	for (i = 0; i < e->nhist; i++)
+		dev += e->hist[i] > mean ? e->hist[i] - mean :
+					   mean - e->hist[i];
+	return div_u64(dev, e->nhist);
+}
+
+/* Median of the latest IMTCP_MEDIAN raw results (fewer at the start). */
+static u64 recent_median(const struct imtcp_est *e)
+{
+	u64 v[IMTCP_MEDIAN];
+	u32 i, j, n = min_t(u32, e->nhist, IMTCP_MEDIAN);
+
+	for (i = 0; i < n; i++) {
+		u64 x = e->hist[(e->hist_pos + IMTCP_HIST - 1 - i) % IMTCP_HIST];
+
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	return v[(n - 1) / 2];
+}
+
+/*
+ * The reported estimate: a short median (one stream set sees A over a
+ * few ms, where bursty cross traffic makes single results scatter
+ * without bias), then an EWMA with gain 2^-gain_shift.
+ */
+static void smooth(struct imtcp_est *e, const struct imtcp_est_cfg *c)
+{
+	u64 med = recent_median(e);
+
+	if (!e->smoothed) {
+		e->smoothed = med;
+		return;
+	}
+	if (med >= e->smoothed)
+		e->smoothed += (med - e->smoothed) >> c->gain_shift;
+	else
+		e->smoothed -= (e->smoothed - med) >> c->gain_shift;
+}
+
+/* Take one measurement's result; @raw == 0 means there was none. */
+void imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
+		      u64 raw, enum imtcp_edge edge)
+{
+	u64 w = e->bu - e->bl, half;
+
+	if (!raw)
+		return;
+	e->raw = raw;
+	e->edge = edge;
+	e->count++;
+	e->hist[e->hist_pos] = raw;
+	e->hist_pos = (e->hist_pos + 1) % IMTCP_HIST;
+	if (e->nhist < IMTCP_HIST)
+		e->nhist++;
+	smooth(e, c);
+
+	switch (edge) {
+	case IMTCP_EDGE_HIGH:
+		set_range(e, e->bu - w / 2, e->bu + w + w / 2);
+		return;
+	case IMTCP_EDGE_LOW:
+		set_range(e, e->bl > w + w / 2 ? e->bl - w - w / 2 : 0,
+			  e->bl + w / 2);
+		return;
+	default:
+		break;
+	}
+	half = 2 * hist_spread(e);
+	set_range(e, min_t(u64, raw / 2, raw > half ? raw - half : 0),
+		  max_t(u64, raw * 2, raw + half));
+}

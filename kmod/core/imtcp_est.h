@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The measurement unit: search range, stream rates, analysis of each
+ * stream's delays, the estimate and the next search range.
+ *
+ * A measurement is k streams of n segments. Stream i probes sub-range i of
+ * the search range [bl, bu]: the gap after its segment j is sized for the
+ * rate lo_i + (hi_i - lo_i) * j / (n - 2), so rates rise linearly across
+ * the stream and across the measurement. Per ACK the module records one
+ * sample: the index of the last stream segment the ACK covers, that
+ * segment's real departure time and its delay (ACK arrival - departure).
+ * Streams whose delays end in a rise ran above A; where A lies is fitted
+ * from the shape of all streams' delays together (imtcp_est.c).
+ *
+ * Rates are in bit/s, times in us.
+ */
+#ifndef _IMTCP_EST_H
+#define _IMTCP_EST_H
+
+#include "imtcp_types.h"
+
+#define IMTCP_N_MIN		5	/* segments per stream */
+#define IMTCP_N_MAX		16
+#define IMTCP_K_MAX		8	/* streams per measurement */
+#define IMTCP_HIST		8	/* raw results kept for the range */
+
+/* Lowest rate a stream is sent at: 100 kbit/s. */
+#define IMTCP_RATE_MIN		100000ULL
+
+struct imtcp_sample {
+	u8 seg;		/* index of the segment in its stream */
+	u32 tx_us;	/* its departure time */
+	s32 delay_us;	/* ACK arrival - departure */
+};
+
+enum imtcp_outcome {
+	IMTCP_OUT_NONE,		/* not analysed */
+	IMTCP_OUT_FLAT,		/* no rise above the noise */
+	IMTCP_OUT_RISE,		/* the delays end in a rise */
+	IMTCP_OUT_UNCLEAR,	/* too few samples, or no clear answer */
+};
+
+struct imtcp_stream {
+	u64 lo_bps;		/* rate of the first gap */
+	u64 hi_bps;		/* rate of the last gap */
+	u8 nsamples;
+	u8 outcome;		/* enum imtcp_outcome */
+	struct imtcp_sample s[IMTCP_N_MAX];
+};
+
+enum imtcp_edge {
+	IMTCP_EDGE_NONE,
+	IMTCP_EDGE_LOW,		/* A at or below bl */
+	IMTCP_EDGE_HIGH,	/* A at or above bu */
+};
+
+struct imtcp_est {
+	u64 bl, bu;		/* search range */
+	u64 smoothed;		/* the estimate; 0 before the first */
+	u64 raw;		/* the latest single result */
+	u64 hist[IMTCP_HIST];	/* recent raw results */
+	u8 nhist;
+	u8 hist_pos;
+	u8 edge;		/* enum imtcp_edge of the latest result */
+	u32 count;		/* results so far */
+};
+
+/* Settings of the measurement unit (module parameters). */
+struct imtcp_est_cfg {
+	u32 n;			/* segments per stream */
+	u32 k;			/* streams per measurement */
+	s32 noise_us;		/* delay rise smaller than this is noise */
+	u32 gain_shift;		/* smoothing: new = old + (raw - old) >> s */
+};
+
+u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j);
+void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
+		       u32 i, struct imtcp_stream *st);
+void imtcp_analyse_stream(struct imtcp_stream *st,
+			  const struct imtcp_est_cfg *c);
+u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,
+		  enum imtcp_edge *edge);
+void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
+void imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
+		      u64 raw, enum imtcp_edge edge);
+
+#endif /* _IMTCP_EST_H */

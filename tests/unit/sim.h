@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A bottleneck for unit tests: one FIFO link of capacity C with cross
+ * traffic (constant-rate fluid, or Poisson packets), base one-way delay,
+ * a receiver that ACKs every segment or every second one, and noise on
+ * the ACK arrival times. It turns a stream plan into the samples the
+ * module would record, so the measurement unit can be checked against a
+ * known available bandwidth A = C - cross.
+ */
+#ifndef _IMTCP_SIM_H
+#define _IMTCP_SIM_H
+
+#include <math.h>
+#include "core/imtcp_est.h"
+
+struct sim {
+	double c_bps;		/* capacity */
+	double x_bps;		/* mean cross traffic */
+	int poisson;		/* cross traffic as 1500 B Poisson packets */
+	double base_us;		/* fixed delay */
+	int every_second;	/* delayed ACKs: one per two segments */
+	double noise_us;	/* ACK times +- this, uniform */
+	int compress;		/* ACK compression: ACKs leave in pairs */
+	unsigned int seed;
+	double q_us;		/* backlog at the link, in us of work */
+	double now_us;
+	double next_cross_us;	/* Poisson: next cross packet */
+};
+
+static double sim_rand(struct sim *s)
+{
+	s->seed = s->seed * 1103515245u + 12345u;
+	return ((s->seed >> 8) & 0xffffff) / (double)0x1000000;
+}
+
+/* Advance the link to time t: serve the backlog, add cross traffic. */
+static void sim_advance(struct sim *s, double t)
+{
+	double pkt_us = 1500 * 8 / s->c_bps * 1e6;
+
+	if (!s->poisson) {
+		double dt = t - s->now_us;
+
+		s->q_us += dt * s->x_bps / s->c_bps - dt;
+		if (s->q_us < 0)
+			s->q_us = 0;
+		s->now_us = t;
+		return;
+	}
+	while (s->x_bps > 0 && s->next_cross_us <= t) {
+		double dt = s->next_cross_us - s->now_us;
+
+		s->q_us = s->q_us > dt ? s->q_us - dt : 0;
+		s->q_us += pkt_us;
+		s->now_us = s->next_cross_us;
+		s->next_cross_us += -log(1 - sim_rand(s)) * 1500 * 8 / s->x_bps * 1e6;
+	}
+	s->q_us = s->q_us > t - s->now_us ? s->q_us - (t - s->now_us) : 0;
+	s->now_us = t;
+}
+
+/*
+ * Send stream @st (n segments of @mss bytes, gaps at the planned rates)
+ * starting at time @t0 and record its samples. Returns the time the last
+ * segment left.
+ */
+static double sim_stream(struct sim *s, struct imtcp_stream *st, u32 n,
+			 u32 mss, double t0)
+{
+	double t = t0, ack[IMTCP_N_MAX], tx[IMTCP_N_MAX];
+	u32 j;
+
+	for (j = 0; j < n; j++) {
+		sim_advance(s, t);
+		s->q_us += mss * 8 / s->c_bps * 1e6;
+		tx[j] = t;
+		ack[j] = t + s->q_us + s->base_us +
+			 (2 * sim_rand(s) - 1) * s->noise_us;
+		if (j + 1 < n)
+			t += mss * 8 / (double)imtcp_gap_rate(st, n, j) * 1e6;
+	}
+	st->nsamples = 0;
+	for (j = 0; j < n; j++) {
+		struct imtcp_sample *x;
+		double a = ack[j];
+
+		if (s->every_second && j % 2 == 0 && j + 1 < n)
+			continue;
+		if (s->compress && j + 2 < n)
+			a = ack[j + 2] > a ? ack[j + 2] : a;
+		x = &st->s[st->nsamples++];
+		x->seg = j;
+		x->tx_us = (u32)tx[j];
+		x->delay_us = (s32)(a - tx[j]);
+	}
+	return t;
+}
+
+/* One measurement of k streams, 2 ms apart, then an update of @e. */
+static u64 sim_measure(struct sim *s, struct imtcp_est *e,
+		       const struct imtcp_est_cfg *c, struct imtcp_stream *st,
+		       double t0)
+{
+	enum imtcp_edge edge;
+	double t = t0;
+	u64 raw;
+	u32 i;
+
+	for (i = 0; i < c->k; i++) {
+		imtcp_plan_stream(e, c, i, &st[i]);
+		t = sim_stream(s, &st[i], c->n, 1448, t) + 2000;
+		imtcp_analyse_stream(&st[i], c);
+	}
+	raw = imtcp_combine(st, c->k, c->n, &edge);
+	imtcp_est_update(e, c, raw, edge);
+	return raw;
+}
+
+#endif /* _IMTCP_SIM_H */

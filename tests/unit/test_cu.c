@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the control unit (kmod/core/imtcp_cu.c): the paper's
+ * transitions, m adaptation, the hold time, and the Linux rules (never
+ * hold with nothing in flight or a window of N or less; OFF while
+ * measurement is not possible).
+ */
+#include "kselftest_harness.h"
+#include "core/imtcp_cu.h"
+
+#define N 10
+#define K 4
+
+static struct imtcp_cu_view bulk(void)
+{
+	struct imtcp_cu_view v = {
+		.now_us = 1000, .held = 0, .cwnd = 40, .in_flight = 40,
+		.can_measure = true,
+	};
+	return v;
+}
+
+static struct imtcp_cu started(void)
+{
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v = bulk();
+
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_step(&cu, N, K, &v);
+	return cu;
+}
+
+TEST(starts_off_then_stores)
+{
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v = bulk();
+
+	imtcp_cu_init(&cu, N);
+	EXPECT_EQ(IMTCP_OFF, cu.state);
+	EXPECT_EQ(N, cu.m);
+	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+}
+
+TEST(store_sends_when_m_are_held)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+
+	cu.deadline_us = 5000;
+	v.held = N - 1;
+	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_SEND, cu.state);
+}
+
+TEST(store_gives_up_at_the_deadline)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+
+	cu.deadline_us = 5000;
+	v.held = 3;
+	v.now_us = 4999;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+	v.now_us = 5000;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+}
+
+TEST(deadline_survives_clock_wrap)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+
+	cu.deadline_us = 100;		/* after the wrap */
+	v.now_us = 0xfffffff0u;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+}
+
+TEST(never_holds_with_small_window_or_nothing_in_flight)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+
+	cu.deadline_us = 5000;
+	v.cwnd = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);	/* and does not go back */
+
+	cu = started();
+	v = bulk();
+	cu.deadline_us = 5000;
+	v.in_flight = 0;
+	v.held = 3;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	/* an application-limited burst of m segments starts a stream */
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_SEND, cu.state);
+}
+
+/* A whole measurement: k streams, EMPTY between them, PASS at the end. */
+TEST(measurement_cycle_visits_every_state)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+	u32 seen = 1 << IMTCP_OFF, i, f;
+
+	seen |= 1 << cu.state;
+	for (i = 0; i < K; i++) {
+		v.held = N;
+		cu.deadline_us = v.now_us + 1000;
+		imtcp_cu_step(&cu, N, K, &v);
+		ASSERT_EQ(IMTCP_SEND, cu.state);
+		seen |= 1 << cu.state;
+		v.sent = N;
+		f = imtcp_cu_step(&cu, N, K, &v);
+		EXPECT_TRUE(f & IMTCP_CU_STREAM_DONE);
+		seen |= 1 << cu.state;
+		v.sent = 0;
+		if (i + 1 < K) {
+			EXPECT_EQ(IMTCP_EMPTY, cu.state);
+			imtcp_cu_step(&cu, N, K, &v);
+			EXPECT_EQ(IMTCP_STORE, cu.state);
+		}
+	}
+	EXPECT_EQ(IMTCP_PASS, cu.state);
+	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));	/* ACKs not in */
+	v.acked = true;
+	f = imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_TRUE(f & IMTCP_CU_MEASURED);
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(0, cu.stream);
+	EXPECT_EQ((1 << IMTCP_OFF) | (1 << IMTCP_STORE) | (1 << IMTCP_SEND) |
+		  (1 << IMTCP_PASS) | (1 << IMTCP_EMPTY), seen);
+}
+
+TEST(dry_stream_raises_m_and_retries)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+	u32 f;
+
+	cu.m = 4;
+	cu.deadline_us = 5000;
+	v.held = 4;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_SEND, cu.state);
+	v.held = 0;
+	v.sent = 4;
+	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));	/* not due yet */
+	v.slot_due = true;
+	f = imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_TRUE(f & IMTCP_CU_FAILED);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(5, cu.m);
+	EXPECT_EQ(0, cu.stream);			/* same stream again */
+}
+
+TEST(m_shrinks_after_f_good_measurements)
+{
+	struct imtcp_cu cu = started();
+	u32 i;
+
+	for (i = 0; i < 2 * (N - IMTCP_M_MIN) + 4; i++)
+		imtcp_cu_result(&cu, true);
+	EXPECT_EQ(IMTCP_M_MIN, cu.m);
+	cu.m = 6;
+	imtcp_cu_result(&cu, true);
+	imtcp_cu_result(&cu, false);
+	imtcp_cu_result(&cu, true);
+	EXPECT_EQ(6, cu.m);		/* F = 2 in a row */
+	imtcp_cu_result(&cu, true);
+	EXPECT_EQ(5, cu.m);
+}
+
+TEST(m_never_exceeds_n)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+
+	cu.state = IMTCP_SEND;
+	v.slot_due = true;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(N, cu.m);
+}
+
+TEST(off_whenever_measurement_is_impossible)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+	u32 s;
+
+	for (s = IMTCP_STORE; s < IMTCP_NSTATES; s++) {
+		cu.state = s;
+		cu.stream = 2;
+		v.can_measure = false;
+		EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
+		EXPECT_EQ(IMTCP_OFF, cu.state);
+		EXPECT_EQ(0, cu.stream);
+		v.can_measure = true;
+		imtcp_cu_step(&cu, N, K, &v);
+		EXPECT_EQ(IMTCP_STORE, cu.state);
+	}
+}
+
+TEST(hold_time)
+{
+	/* 1448 B at 50 Mbit/s: 231.7 us per segment, 9 gaps, + 4 D_RTT */
+	EXPECT_EQ(2085 + 3000, imtcp_hold_us(1448, 50000000, 10, 3000, 40000));
+	/* no estimate yet: only the RTT variation */
+	EXPECT_EQ(3000, imtcp_hold_us(1448, 0, 10, 3000, 40000));
+	/* never beyond one srtt */
+	EXPECT_EQ(4000, imtcp_hold_us(1448, 1000000, 10, 3000, 4000));
+}
+
+TEST(state_names)
+{
+	EXPECT_STREQ("store", imtcp_state_name(IMTCP_STORE));
+	EXPECT_STREQ("?", imtcp_state_name(99));
+}
+
+TEST_HARNESS_MAIN
