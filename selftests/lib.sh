@@ -11,6 +11,11 @@
 #                                                  -> tbf RATE (the bottleneck)
 #                               r0 egress (ACKs):  netem delay D
 #
+# cross_up adds a cross-traffic sender that shares only the bottleneck:
+#   +-------+  198.18.3.0/24
+#   | cross |-x0 ---------- r2- router (then r1, the bottleneck, receiver)
+#   +-------+      .1     .2
+#
 # 198.18.0.0/15 is the range set aside for network benchmarks (RFC 2544);
 # it exists only inside these namespaces, inside the test VM.
 
@@ -26,6 +31,7 @@ XFER=$BIN/xfer
 NS_SND=imtcp-snd-$$
 NS_RTR=imtcp-rtr-$$
 NS_RCV=imtcp-rcv-$$
+NS_X=imtcp-x-$$
 SND_ADDR=198.18.1.1
 RCV_ADDR=198.18.2.2
 
@@ -126,6 +132,9 @@ topo_up() {
 
 # shape RATE DELAY_MS [NETEM_EXTRA...]: (re)apply the router's qdiscs.
 # The bottleneck buffer is one bandwidth-delay product of a 2*DELAY RTT.
+# SHAPE_BURST is tbf's bucket (bytes, default 15000); measurement tests
+# use two packets, so that a short stream cannot pass at line rate on
+# saved-up tokens as it would on no real link.
 shape() {
 	local rate=$1 delay=$2 bits limit
 	shift 2
@@ -135,14 +144,15 @@ shape() {
 	tc -n "$NS_RTR" qdisc replace dev r1 root handle 1: \
 		netem delay "${delay}ms" limit 100000 "$@" || return 1
 	tc -n "$NS_RTR" qdisc replace dev r1 parent 1:1 handle 10: \
-		tbf rate "$rate" burst 15000 limit "$limit" || return 1
+		tbf rate "$rate" burst "${SHAPE_BURST:-15000}" limit "$limit" ||
+		return 1
 	tc -n "$NS_RTR" qdisc replace dev r0 root netem delay "${delay}ms" \
 		limit 100000
 }
 
 topo_down() {
 	local ns
-	for ns in "$NS_SND" "$NS_RTR" "$NS_RCV"; do
+	for ns in "$NS_X" "$NS_SND" "$NS_RTR" "$NS_RCV"; do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
@@ -150,6 +160,66 @@ topo_down() {
 }
 
 in_snd() { ip netns exec "$NS_SND" "$@"; }
+in_rtr() { ip netns exec "$NS_RTR" "$@"; }
+in_x() { ip netns exec "$NS_X" "$@"; }
+
+# cross_up: add the cross-traffic sender (after topo_up).
+cross_up() {
+	ip netns add "$NS_X" || return 1
+	ip -n "$NS_X" link add x0 type veth peer name r2 netns "$NS_RTR"
+	ip -n "$NS_X" addr add 198.18.3.1/24 dev x0
+	ip -n "$NS_RTR" addr add 198.18.3.2/24 dev r2
+	ip -n "$NS_X" link set lo up
+	ip -n "$NS_X" link set x0 up
+	ip -n "$NS_RTR" link set r2 up
+	ip -n "$NS_X" route add default via 198.18.3.2
+}
+
+# cross_cbr RATE SECS PORT: constant-rate UDP cross traffic (iperf3),
+# 1448 B datagrams, in the background; its iperf3 client's PID is in
+# CROSS_PID.
+cross_cbr() {
+	local rate=$1 secs=$2 port=$3
+	in_rcv iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+	sleep 0.5
+	in_x iperf3 -c $RCV_ADDR -p "$port" -u -b "$rate" -l 1448 \
+		-t "$secs" >/dev/null 2>&1 &
+	CROSS_PID=$!
+}
+
+# cross_rate_mbps SECS: cross traffic arriving at the router (bytes
+# received on r2), averaged over SECS seconds.
+cross_rate_mbps() {
+	local a b
+	a=$(in_rtr cat /sys/class/net/r2/statistics/rx_bytes)
+	sleep "$1"
+	b=$(in_rtr cat /sys/class/net/r2/statistics/rx_bytes)
+	awk -v a="$a" -v b="$b" -v s="$1" 'BEGIN { printf "%.2f", (b - a) * 8 / s / 1e6 }'
+}
+
+TRACEFS=/sys/kernel/tracing
+
+# trace_start EVENT...: clear the trace buffer, enable these events
+# (system/event or system) and nothing else.
+trace_start() {
+	local e
+	[ -d $TRACEFS/events ] || return 1
+	echo 0 > $TRACEFS/tracing_on
+	echo 0 > $TRACEFS/events/enable
+	echo 16384 > $TRACEFS/buffer_size_kb
+	: > $TRACEFS/trace
+	for e in "$@"; do
+		echo 1 > "$TRACEFS/events/$e/enable" || return 1
+	done
+	echo 1 > $TRACEFS/tracing_on
+}
+
+# trace_stop FILE: stop tracing, save the buffer to FILE.
+trace_stop() {
+	echo 0 > $TRACEFS/tracing_on
+	cat $TRACEFS/trace > "$1"
+	echo 0 > $TRACEFS/events/enable
+}
 in_rcv() { ip netns exec "$NS_RCV" "$@"; }
 
 # transfer CC FILE PORT: send FILE from sender to receiver over CC; checks

@@ -12,7 +12,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 TOP=$(cd .. && pwd)
 
-PROGRAMS=(imtcp_load.sh "$TOP/build/selftests/imtcp_sockopt" imtcp_transfer.sh)
+PROGRAMS=(imtcp_load.sh "$TOP/build/selftests/imtcp_sockopt" imtcp_transfer.sh
+	  imtcp_measure.sh)
 [ $# -gt 0 ] && PROGRAMS=("$@")
 
 pass=0 fail=0 skip=0 n=0

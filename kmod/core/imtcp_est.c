@@ -18,7 +18,7 @@
  * this uses (increments growing as 1 - A / r along the streams) fixes A
  * without knowing C.
  *
- * The search range spans [A / 2, 2 A] around the latest result, wider
+ * The search range spans [A / 2, 3 A] around the latest result, wider
  * if recent results spread more: the upper streams must run far enough
  * above A to build a queue that stands out of the noise. A result on an
  * edge moves the range past that edge and doubles it.
@@ -31,6 +31,7 @@
 #define IMTCP_INV_SHIFT		30	/* fixed point of 1 / rate */
 #define IMTCP_Q_UNIT		1024	/* model queue: 1/1024 segment */
 #define IMTCP_MEDIAN		3	/* raw results in the median */
+#define IMTCP_RANGE_UP		3	/* range: A / 2 .. 3 A */
 #define IMTCP_FIRST_LO_DIV	2	/* first range: hint / 2 .. */
 #define IMTCP_FIRST_HI_MUL	16	/* .. hint * 16 */
 
@@ -54,8 +55,10 @@ void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 	st->outcome = IMTCP_OUT_NONE;
 }
 
-/* Order the samples by segment (ACKs may arrive reordered) and keep one
- * per segment. */
+/*
+ * Order the samples by segment (ACKs may arrive reordered) and keep one
+ * per segment.
+ */
 static void sort_samples(struct imtcp_stream *st)
 {
 	u32 i, j, n = 0;
@@ -92,8 +95,10 @@ static u64 isqrt64(u64 x)
 	return r;
 }
 
-/* Relative delays of a stream's samples, clamped (the fit's sums must not
- * overflow), and the index of the last lowest one. */
+/*
+ * Relative delays of a stream's samples, clamped (the fit's sums must not
+ * overflow), and the index of the last lowest one.
+ */
 static u32 rel_delays(const struct imtcp_stream *st, s32 *d)
 {
 	s32 floor = st->s[0].delay_us;
@@ -109,8 +114,14 @@ static u32 rel_delays(const struct imtcp_stream *st, s32 *d)
 	return first;
 }
 
+/*
+ * Classify one stream. @ceiling_us is the highest delay the connection
+ * saw lately (0: unknown): a stream that lies entirely within noise_us of
+ * it met a full drop-tail queue, where delay cannot grow whatever the
+ * rate, so its flatness says nothing (UNCLEAR).
+ */
 void imtcp_analyse_stream(struct imtcp_stream *st,
-			  const struct imtcp_est_cfg *c)
+			  const struct imtcp_est_cfg *c, s32 ceiling_us)
 {
 	s32 d[IMTCP_N_MAX];
 	u32 n, first;
@@ -122,6 +133,11 @@ void imtcp_analyse_stream(struct imtcp_stream *st,
 		return;
 	}
 	first = rel_delays(st, d);
+	if (ceiling_us &&
+	    st->s[first].delay_us >= ceiling_us - c->noise_us) {
+		st->outcome = IMTCP_OUT_UNCLEAR;
+		return;
+	}
 	if (imtcp_rise_onset(d, n, c->noise_us) < 0) {
 		st->outcome = IMTCP_OUT_FLAT;
 		return;
@@ -262,12 +278,32 @@ static void set_range(struct imtcp_est *e, u64 lo, u64 hi)
 	e->bu = hi;
 }
 
-/* The range before any result, from what the connection knows (its
- * delivery rate or cwnd / srtt, which in slow start lie far below A). */
+/*
+ * The range before any result, from what the connection knows (its
+ * delivery rate or cwnd / srtt, which in slow start lie far below A).
+ */
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps)
 {
 	set_range(e, hint_bps / IMTCP_FIRST_LO_DIV,
 		  hint_bps * IMTCP_FIRST_HI_MUL);
+}
+
+/*
+ * Keep the range between @floor_bps and @cap_bps. The connection's own
+ * delivery rate is a lower bound of A: over any period its throughput
+ * through the bottleneck is at most C minus the other traffic there; with
+ * that floor (less a margin for the noise of single rate samples) noise
+ * cannot walk the range down. The cap stops a path whose streams never
+ * rise (a sender slower than the path) from doubling the range forever.
+ */
+void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps)
+{
+	u64 w = e->bu - e->bl;
+
+	if (e->bl < floor_bps)
+		set_range(e, floor_bps, max_t(u64, e->bu, floor_bps + w / 2));
+	if (cap_bps > floor_bps && e->bu > cap_bps)
+		set_range(e, min_t(u64, e->bl, cap_bps / 2), cap_bps);
 }
 
 /* Mean absolute deviation of the recent results. */
@@ -350,5 +386,5 @@ void imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 	}
 	half = 2 * hist_spread(e);
 	set_range(e, min_t(u64, raw / 2, raw > half ? raw - half : 0),
-		  max_t(u64, raw * 2, raw + half));
+		  max_t(u64, raw * IMTCP_RANGE_UP, raw + half));
 }

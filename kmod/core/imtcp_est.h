@@ -77,10 +77,11 @@ u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j);
 void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		       u32 i, struct imtcp_stream *st);
 void imtcp_analyse_stream(struct imtcp_stream *st,
-			  const struct imtcp_est_cfg *c);
+			  const struct imtcp_est_cfg *c, s32 ceiling_us);
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,
 		  enum imtcp_edge *edge);
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
+void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
 void imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		      u64 raw, enum imtcp_edge edge);
 

@@ -25,8 +25,8 @@ typedef __u64 u64;
 typedef __s32 s32;
 typedef __s64 s64;
 
-#define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
-#define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+#define min_t(type, a, b) ({ type _a = (a); type _b = (b); _a < _b ? _a : _b; })
+#define max_t(type, a, b) ({ type _a = (a); type _b = (b); _a > _b ? _a : _b; })
 
 static inline u64 div64_u64(u64 dividend, u64 divisor)
 {

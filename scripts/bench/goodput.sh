@@ -16,7 +16,9 @@
 # back, single 30 s lossy transfers varied by +-10 % from run to run).
 #
 # Environment: BENCH_REPS (5), BENCH_SECS_CLEAN (15), BENCH_SECS_LOSS (60),
-# BENCH_LOSS_PAIRING (concurrent, or sequential).
+# BENCH_LOSS_PAIRING (concurrent, or sequential), BENCH_MEASURE (1: imtcp
+# measures as it does by default; 0: the module parameter measure=N, plain
+# Reno inside imtcp).
 # Results: $IMTCP_OUT (the VM run's directory) or build/bench:
 #   goodput.csv  one row per transfer
 #   goodput.md   the summary table
@@ -35,7 +37,13 @@ OUT=${IMTCP_OUT:-$TOP/build/bench}
 mkdir -p "$OUT"
 csv=$OUT/goodput.csv
 
+MEASURE=${BENCH_MEASURE:-1}
 load_imtcp || exit 1
+case "$MEASURE" in
+0) echo N > /sys/module/imtcp/parameters/measure ;;
+1) echo Y > /sys/module/imtcp/parameters/measure ;;
+*) echo "BENCH_MEASURE must be 0 or 1" >&2; exit 2 ;;
+esac
 topo_up 50mbit 20 || { echo "cannot build the test bed"; exit 1; }
 
 port=6000
@@ -86,7 +94,7 @@ for rep in $(seq "$REPS"); do
 	$PAIRING loss1 "$rep" "$SECS_LOSS" || exit 1
 done
 
-python3 - "$csv" "$OUT/goodput.md" "$REPS" "$SECS_CLEAN" "$SECS_LOSS" "$PAIRING" <<'PY'
+python3 - "$csv" "$OUT/goodput.md" "$REPS" "$SECS_CLEAN" "$SECS_LOSS" "$PAIRING" "$MEASURE" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 out = open(sys.argv[2], "w")
@@ -94,7 +102,8 @@ def p(s=""):
     print(s); out.write(s + "\n")
 p(f"## imtcp vs reno goodput (50 Mbit/s tbf, 20 ms each way, {sys.argv[3]} repetitions)")
 p()
-p(f"No added loss: {sys.argv[4]} s per flow, back to back. 1 % loss: {sys.argv[5]} s per flow, {sys.argv[6]}.")
+p(f"No added loss: {sys.argv[4]} s per flow, back to back. 1 % loss: {sys.argv[5]} s per flow, {sys.argv[6]}. "
+  f"imtcp measurement {'on' if sys.argv[7] == '1' else 'off (measure=N)'}.")
 p()
 p("| condition | imtcp Mbit/s (median) | reno Mbit/s (median) | ratio imtcp/reno per rep | median ratio | retrans imtcp (median) | retrans reno (median) |")
 p("|---|---|---|---|---|---|---|")

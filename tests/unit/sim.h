@@ -109,7 +109,7 @@ static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 	for (i = 0; i < c->k; i++) {
 		imtcp_plan_stream(e, c, i, &st[i]);
 		t = sim_stream(s, &st[i], c->n, 1448, t) + 2000;
-		imtcp_analyse_stream(&st[i], c);
+		imtcp_analyse_stream(&st[i], c, 0);
 	}
 	raw = imtcp_combine(st, c->k, c->n, &edge);
 	imtcp_est_update(e, c, raw, edge);

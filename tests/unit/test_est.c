@@ -64,7 +64,7 @@ TEST(stream_above_a_rises)
 		s.every_second = delayed;
 		s.noise_us = 20;
 		sim_stream(&s, &st, 10, 1448, 1000);
-		imtcp_analyse_stream(&st, &cfg);
+		imtcp_analyse_stream(&st, &cfg, 0);
 		EXPECT_EQ(IMTCP_OUT_RISE, st.outcome);
 	}
 }
@@ -77,7 +77,24 @@ TEST(stream_below_a_is_flat)
 	s.noise_us = 60;
 	s.q_us = 2000;	/* a standing queue that drains meanwhile */
 	sim_stream(&s, &st, 10, 1448, 1000);
-	imtcp_analyse_stream(&st, &cfg);
+	imtcp_analyse_stream(&st, &cfg, 0);
+	EXPECT_EQ(IMTCP_OUT_FLAT, st.outcome);
+}
+
+/* At a full drop-tail queue delays stay flat at any rate. */
+TEST(stream_at_the_ceiling_is_unclear)
+{
+	struct imtcp_stream st = { .lo_bps = 60 * MBIT, .hi_bps = 120 * MBIT };
+	u32 i;
+
+	for (i = 0; i < 5; i++) {
+		st.s[i].seg = 2 * i + 1;
+		st.s[i].delay_us = 71000 + (i % 2) * 200;
+	}
+	st.nsamples = 5;
+	imtcp_analyse_stream(&st, &cfg, 71100);
+	EXPECT_EQ(IMTCP_OUT_UNCLEAR, st.outcome);
+	imtcp_analyse_stream(&st, &cfg, 80000);	/* room above: flat */
 	EXPECT_EQ(IMTCP_OUT_FLAT, st.outcome);
 }
 
@@ -86,7 +103,7 @@ TEST(too_few_samples_are_unclear)
 	struct imtcp_stream st = { .lo_bps = MBIT, .hi_bps = 2 * MBIT,
 				   .nsamples = 2 };
 
-	imtcp_analyse_stream(&st, &cfg);
+	imtcp_analyse_stream(&st, &cfg, 0);
 	EXPECT_EQ(IMTCP_OUT_UNCLEAR, st.outcome);
 }
 
@@ -101,7 +118,7 @@ TEST(duplicate_and_reordered_samples_are_sorted)
 		st.s[i].delay_us = 1000;
 	}
 	st.nsamples = sizeof(seg);
-	imtcp_analyse_stream(&st, &cfg);
+	imtcp_analyse_stream(&st, &cfg, 0);
 	ASSERT_EQ(5, st.nsamples);
 	for (i = 0; i + 1 < st.nsamples; i++)
 		EXPECT_LT(st.s[i].seg, st.s[i + 1].seg);
@@ -137,7 +154,7 @@ TEST(combine_fits_a)
 	for (i = 0; i < cfg.k; i++) {
 		imtcp_plan_stream(&e, &cfg, i, &st[i]);
 		sim_stream(&s, &st[i], cfg.n, 1448, 1000 + 5000.0 * i);
-		imtcp_analyse_stream(&st[i], &cfg);
+		imtcp_analyse_stream(&st[i], &cfg, 0);
 	}
 	a = imtcp_combine(st, cfg.k, cfg.n, &edge);
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
@@ -147,7 +164,7 @@ TEST(combine_fits_a)
 	for (i = 0; i < cfg.k; i++) {
 		imtcp_plan_stream(&e, &cfg, i, &st[i]);
 		sim_stream(&s, &st[i], cfg.n, 1448, 1000 + 5000.0 * i);
-		imtcp_analyse_stream(&st[i], &cfg);
+		imtcp_analyse_stream(&st[i], &cfg, 0);
 	}
 	EXPECT_EQ(30 * MBIT, imtcp_combine(st, cfg.k, cfg.n, &edge));
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
@@ -171,11 +188,30 @@ TEST(range_centres_on_the_result)
 	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
 
 	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE);
-	EXPECT_EQ(25 * MBIT, e.bl);	/* A / 2 .. 2 A */
-	EXPECT_EQ(100 * MBIT, e.bu);
+	EXPECT_EQ(25 * MBIT, e.bl);	/* A / 2 .. 3 A */
+	EXPECT_EQ(150 * MBIT, e.bu);
 	EXPECT_EQ(50 * MBIT, e.smoothed);
 	imtcp_est_update(&e, &cfg, 0, IMTCP_EDGE_NONE);	/* no result */
 	EXPECT_EQ(1, e.count);
+}
+
+TEST(bounds_hold_the_range)
+{
+	struct imtcp_est e = { .bl = 2 * MBIT, .bu = 10 * MBIT };
+
+	imtcp_est_bound(&e, 20 * MBIT, 0);
+	EXPECT_EQ(20 * MBIT, e.bl);
+	EXPECT_EQ(24 * MBIT, e.bu);
+	imtcp_est_bound(&e, 5 * MBIT, 0);	/* already above */
+	EXPECT_EQ(20 * MBIT, e.bl);
+	e.bu = 80 * MBIT;
+	imtcp_est_bound(&e, 30 * MBIT, 0);
+	EXPECT_EQ(80 * MBIT, e.bu);
+	e.bl = 500 * MBIT;
+	e.bu = 2000 * MBIT;
+	imtcp_est_bound(&e, 30 * MBIT, 400 * MBIT);
+	EXPECT_EQ(200 * MBIT, e.bl);
+	EXPECT_EQ(400 * MBIT, e.bu);
 }
 
 /* From a slow-start hint far below A, the first estimates find A. */
@@ -262,7 +298,7 @@ TEST(compressed_acks_are_not_a_rise)
 	s.every_second = 1;
 	s.compress = 1;
 	sim_stream(&s, &st, 10, 1448, 1000);
-	imtcp_analyse_stream(&st, &cfg);
+	imtcp_analyse_stream(&st, &cfg, 0);
 	EXPECT_NE(IMTCP_OUT_RISE, st.outcome);
 }
 

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * imtcp: the measurement on a live socket (see the design comment in
+ * imtcp_main.c). Decisions are made by core/imtcp_cu.c and
+ * core/imtcp_est.c; this file reads the socket for them and carries out
+ * what they decide:
+ *
+ *   hold (STORE)   tcp_wstamp_ns, the departure time of the next segment,
+ *                  is moved T ahead; the stack's pacing timer ends the
+ *                  hold if no ACK does it first. Nothing else is touched:
+ *                  cwnd stays Reno's, and the held segments are simply
+ *                  window credit that has not been used yet.
+ *   stream (SEND)  the hold ends, skbs are cut to one MSS (sk_gso_max_segs
+ *                  = 1 while the stream leaves) and sk_pacing_rate is set,
+ *                  before each segment, to the rate of the gap after it.
+ *                  The stack calls .min_tso_segs once per tcp_write_xmit,
+ *                  and with pacing in effect a tcp_write_xmit sends one
+ *                  skb, so that callback is where the next rate is set.
+ *   EMPTY, PASS,   internal pacing off again: the socket sends as the
+ *   OFF            kernel's Reno does without a pacing qdisc (unpaced,
+ *                  sk_pacing_rate at Reno's value for TSO sizing).
+ * Samples: per ACK, the rate sample names the newest segment it delivered
+ * (last_end_seq) and tp->first_tx_mstamp holds that segment's real
+ * departure time; with the ACK's arrival time that is one delay sample.
+ */
+#include <linux/slab.h>
+#include <linux/moduleparam.h>
+#include <linux/sock_diag.h>
+
+#include "imtcp_meas.h"
+
+#define CREATE_TRACE_POINTS
+#include "imtcp_trace.h"
+
+static unsigned int stream_len = 10;
+static unsigned int streams = 4;
+static unsigned int noise_us = 500;
+static unsigned int gain_shift = 1;
+static bool measure = true;
+
+static int set_stream_len(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, IMTCP_N_MIN, IMTCP_N_MAX);
+}
+
+static int set_streams(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, IMTCP_K_MAX);
+}
+
+static int set_noise(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 100000);
+}
+
+static int set_gain(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 4);
+}
+
+static const struct kernel_param_ops stream_len_ops = {
+	.set = set_stream_len, .get = param_get_uint,
+};
+
+static const struct kernel_param_ops streams_ops = {
+	.set = set_streams, .get = param_get_uint,
+};
+
+static const struct kernel_param_ops noise_ops = {
+	.set = set_noise, .get = param_get_uint,
+};
+
+static const struct kernel_param_ops gain_ops = {
+	.set = set_gain, .get = param_get_uint,
+};
+
+module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
+MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10)");
+module_param_cb(streams, &streams_ops, &streams, 0644);
+MODULE_PARM_DESC(streams, "streams per measurement, k (1-8, default 4)");
+module_param_cb(noise_us, &noise_ops, &noise_us, 0644);
+MODULE_PARM_DESC(noise_us, "delay rise in us that a stream must exceed to count as rising (0-100000, default 500)");
+module_param_cb(gain_shift, &gain_ops, &gain_shift, 0644);
+MODULE_PARM_DESC(gain_shift, "estimate smoothing: EWMA gain 2^-gain_shift (0-4, default 1)");
+module_param(measure, bool, 0644);
+MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
+
+/* Search ranges stay below this multiple of what the connection sees. */
+#define IMTCP_CAP_MUL	16
+
+static u32 now_us(const struct tcp_sock *tp)
+{
+	return (u32)div_u64(tp->tcp_clock_cache, NSEC_PER_USEC);
+}
+
+/* Segments that could leave now: window credit, data, receive window. */
+static u32 held_segs(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 in_flight = tcp_packets_in_flight(tp), mss = tp->mss_cache;
+	u32 room, unsent, rwnd;
+
+	room = tcp_snd_cwnd(tp) > in_flight ? tcp_snd_cwnd(tp) - in_flight : 0;
+	unsent = DIV_ROUND_UP(tp->write_seq - tp->snd_nxt, mss);
+	rwnd = after(tcp_wnd_end(tp), tp->snd_nxt) ?
+	       (tcp_wnd_end(tp) - tp->snd_nxt) / mss : 0;
+	return min3(room, unsent, rwnd);
+}
+
+static bool can_measure(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return inet_csk(sk)->icsk_ca_state <= TCP_CA_Disorder &&
+	       tp->data_segs_out >= 10 && tp->srtt_us &&
+	       READ_ONCE(sk->sk_pacing_status) != SK_PACING_FQ;
+}
+
+/* Segments of the current stream that have left. */
+static u32 stream_sent(const struct sock *sk, const struct imtcp_meas *m)
+{
+	u32 seq = m->stream_seq[m->cu.stream];
+
+	return DIV_ROUND_UP(tcp_sk(sk)->snd_nxt - seq, m->mss);
+}
+
+static void view_of(const struct sock *sk, const struct imtcp_meas *m,
+		    struct imtcp_cu_view *v)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	v->now_us = now_us(tp);
+	v->held = held_segs(sk);
+	v->cwnd = tcp_snd_cwnd(tp);
+	v->in_flight = tcp_packets_in_flight(tp);
+	v->can_measure = can_measure(sk);
+	v->sent = m->cu.state == IMTCP_SEND ? stream_sent(sk, m) : 0;
+	v->slot_due = tp->tcp_wstamp_ns <= tp->tcp_clock_cache;
+	v->acked = !before(tp->snd_una, m->stream_end);
+}
+
+static void set_pacing(struct sock *sk, u64 rate)
+{
+	/* sch_fq reads sk_pacing_rate without the socket lock. */
+	WRITE_ONCE(sk->sk_pacing_rate,
+		   min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate)));
+}
+
+/*
+ * Internal pacing is on only while the measurement needs it (a hold, a
+ * stream); otherwise the socket sends as the kernel's Reno does, unpaced.
+ * Never overrides sch_fq's SK_PACING_FQ.
+ */
+static void pacing_on(struct sock *sk)
+{
+	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+}
+
+static void pacing_off(struct sock *sk)
+{
+	cmpxchg(&sk->sk_pacing_status, SK_PACING_NEEDED, SK_PACING_NONE);
+}
+
+/* End a hold: the next segment may leave now. */
+static void release(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (tp->tcp_wstamp_ns > tp->tcp_clock_cache)
+		tp->tcp_wstamp_ns = tp->tcp_clock_cache;
+}
+
+/* One MSS per skb while a stream leaves. */
+static void shape(struct sock *sk, struct imtcp_meas *m)
+{
+	if (m->shaped)
+		return;
+	m->saved_gso_max_segs = sk->sk_gso_max_segs;
+	sk->sk_gso_max_segs = 1;
+	m->shaped = true;
+}
+
+/*
+ * Give segment sizes back to the stack, unless it changed them itself
+ * meanwhile (a new route).
+ */
+static void unshape(struct sock *sk, struct imtcp_meas *m)
+{
+	if (!m->shaped)
+		return;
+	if (sk->sk_gso_max_segs == 1)
+		sk->sk_gso_max_segs = m->saved_gso_max_segs;
+	m->shaped = false;
+}
+
+/* A rate the connection already knows, for the first search range. */
+static u64 rate_hint(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u64 cwnd_rate, dlv = 0;
+
+	cwnd_rate = div_u64((u64)tcp_snd_cwnd(tp) * tp->mss_cache * 8 *
+			    USEC_PER_SEC, max(tp->srtt_us >> 3, 1U));
+	if (tp->rate_interval_us)
+		dlv = div_u64((u64)tp->rate_delivered * tp->mss_cache * 8 *
+			      USEC_PER_SEC, tp->rate_interval_us);
+	return max(cwnd_rate, dlv);
+}
+
+static void begin_stream(struct sock *sk, struct imtcp_meas *m)
+{
+	struct imtcp_stream *st = &m->st[m->cu.stream];
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!m->est.bu)
+		imtcp_first_range(&m->est, rate_hint(sk));
+	if (!m->cu.stream)
+		imtcp_est_bound(&m->est, m->dlv_max - m->dlv_max / 4,
+				IMTCP_CAP_MUL * max(m->dlv_max, rate_hint(sk)));
+	imtcp_plan_stream(&m->est, &m->cfg, m->cu.stream, st);
+	m->stream_seq[m->cu.stream] = tp->snd_nxt;
+	m->mss = tp->mss_cache;
+	shape(sk, m);
+	release(sk);
+	pacing_on(sk);
+	set_pacing(sk, imtcp_gap_rate(st, m->cfg.n, 0));
+}
+
+static void trace_state(struct sock *sk, struct imtcp_meas *m, u32 from)
+{
+	if (!trace_imtcp_state_enabled())
+		return;
+	trace_imtcp_state(m->cookie, from, m->cu.state, m->cu.m, m->cu.stream,
+			  tcp_snd_cwnd(tcp_sk(sk)), held_segs(sk));
+}
+
+/* Carry out the entry into the state the control unit moved to. */
+static void enter_state(struct sock *sk, struct imtcp_meas *m, u32 from)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 t;
+
+	trace_state(sk, m, from);
+	switch (m->cu.state) {
+	case IMTCP_STORE:
+		unshape(sk, m);
+		pacing_on(sk);
+		t = imtcp_hold_us(tp->mss_cache, m->est.smoothed ?: m->est.bl,
+				  m->cfg.n, tp->mdev_us, tp->srtt_us >> 3);
+		m->cu.deadline_us = now_us(tp) + t;
+		imtcp_set_reno_pacing_rate(sk);
+		tp->tcp_wstamp_ns = max(tp->tcp_wstamp_ns, tp->tcp_clock_cache +
+					(u64)t * NSEC_PER_USEC);
+		break;
+	case IMTCP_SEND:
+		begin_stream(sk, m);
+		break;
+	default:	/* EMPTY, PASS, OFF */
+		unshape(sk, m);
+		release(sk);
+		pacing_off(sk);
+		imtcp_set_reno_pacing_rate(sk);
+		break;
+	}
+}
+
+/*
+ * Record the delay of the newest segment this ACK delivered, if it
+ * belongs to a stream of the current measurement.
+ */
+static void take_sample(struct sock *sk, struct imtcp_meas *m,
+			const struct rate_sample *rs)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 i, started = m->cu.stream + (m->cu.state == IMTCP_SEND);
+	u32 end = rs->last_end_seq, seg;
+
+	if (rs->delivered <= 0 || rs->is_retrans || !m->mss)
+		return;
+	for (i = 0; i < started && i < m->cfg.k; i++) {
+		struct imtcp_stream *st = &m->st[i];
+		struct imtcp_sample *s;
+
+		if (!after(end, m->stream_seq[i]))
+			continue;
+		seg = (end - m->stream_seq[i] - 1) / m->mss;
+		if (seg >= m->cfg.n || st->nsamples >= IMTCP_N_MAX)
+			continue;
+		s = &st->s[st->nsamples++];
+		s->seg = seg;
+		s->tx_us = (u32)tp->first_tx_mstamp;
+		s->delay_us = (s32)(tp->tcp_mstamp - tp->first_tx_mstamp);
+		m->delay_max[0] = max(m->delay_max[0], s->delay_us);
+		trace_imtcp_sample(m->cookie, i, seg, s->tx_us, s->delay_us);
+		return;
+	}
+}
+
+/* All ACKs of a measurement are in: analyse, estimate, adapt. */
+static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	s32 ceiling = max(m->delay_max[0], m->delay_max[1]);
+	enum imtcp_edge edge;
+	u64 raw;
+	u32 i;
+
+	m->delay_max[1] = m->delay_max[0];
+	m->delay_max[0] = 0;
+	for (i = 0; i < m->cfg.k; i++) {
+		struct imtcp_stream *st = &m->st[i];
+
+		imtcp_analyse_stream(st, &m->cfg, ceiling);
+		trace_imtcp_stream(m->cookie, i, st->lo_bps, st->hi_bps,
+				   m->cfg.n, st->nsamples, st->outcome);
+	}
+	raw = imtcp_combine(m->st, m->cfg.k, m->cfg.n, &edge);
+	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
+	imtcp_est_update(&m->est, &m->cfg, raw, edge);
+	imtcp_cu_result(&m->cu, raw != 0);
+	if (raw)
+		trace_imtcp_estimate(m->cookie, m->est.smoothed, raw,
+				     m->est.bl, m->est.bu, edge,
+				     tp->srtt_us >> 3, tcp_snd_cwnd(tp),
+				     m->cu.m, m->est.count);
+}
+
+/* Run the control unit on what the socket shows now; act on the result. */
+static void step(struct sock *sk, struct imtcp_meas *m)
+{
+	struct imtcp_cu_view v;
+	u32 from = m->cu.state, flags, stream = m->cu.stream;
+
+	view_of(sk, m, &v);
+	flags = imtcp_cu_step(&m->cu, m->cfg.n, m->cfg.k, &v);
+	if (flags & IMTCP_CU_STREAM_DONE)
+		m->stream_end = tcp_sk(sk)->snd_nxt;
+	if (flags & IMTCP_CU_FAILED) {
+		m->streams_failed++;
+		trace_imtcp_stream(m->cookie, stream, m->st[stream].lo_bps,
+				   m->st[stream].hi_bps, v.sent,
+				   m->st[stream].nsamples, IMTCP_OUT_NONE);
+	}
+	if (flags & IMTCP_CU_MEASURED)
+		finish_measurement(sk, m);
+	if (flags & IMTCP_CU_CHANGED)
+		enter_state(sk, m, from);
+}
+
+/* The connection's delivery rate, a lower bound of A (imtcp_est_floor). */
+static void track_delivery(struct sock *sk, struct imtcp_meas *m,
+			   const struct rate_sample *rs)
+{
+	u64 rate;
+
+	if (rs->delivered <= 0 || rs->interval_us <= 0 || rs->is_app_limited)
+		return;
+	rate = div_u64((u64)rs->delivered * tcp_sk(sk)->mss_cache * 8 *
+		       USEC_PER_SEC, rs->interval_us);
+	m->dlv_max = max(m->dlv_max, rate);
+}
+
+/* Per ACK, after Reno has updated the window. */
+void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,
+		       const struct rate_sample *rs)
+{
+	track_delivery(sk, m, rs);
+	if (m->cu.state != IMTCP_OFF)
+		take_sample(sk, m, rs);
+	step(sk, m);
+}
+
+/*
+ * Before each tcp_write_xmit (the .min_tso_segs callback): end a hold
+ * whose time is up, and during a stream set the rate of the gap after
+ * the segment about to leave. Returns the smallest TSO size to use.
+ */
+u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *m)
+{
+	u32 sent;
+
+	if (m->cu.state == IMTCP_STORE || m->cu.state == IMTCP_SEND)
+		step(sk, m);
+	if (m->cu.state != IMTCP_SEND)
+		return 0;
+	sent = stream_sent(sk, m);
+	if (sent < m->cfg.n)
+		set_pacing(sk, imtcp_gap_rate(&m->st[m->cu.stream], m->cfg.n,
+					      sent));
+	return 1;
+}
+
+/*
+ * Loss recovery, CWR or RTO: stop measuring at once (before the stack
+ * retransmits), and give everything back.
+ */
+void imtcp_meas_pause(struct sock *sk, struct imtcp_meas *m)
+{
+	u32 from = m->cu.state;
+
+	if (from == IMTCP_OFF)
+		return;
+	m->cu.state = IMTCP_OFF;
+	m->cu.stream = 0;
+	enter_state(sk, m, from);
+}
+
+/* Whether the measurement sets sk_pacing_rate now (else Reno's rate). */
+bool imtcp_meas_owns_pacing(const struct imtcp_meas *m)
+{
+	return m->cu.state == IMTCP_SEND;
+}
+
+struct imtcp_meas *imtcp_meas_alloc(struct sock *sk)
+{
+	struct imtcp_meas *m;
+	u32 cookie[2];
+
+	if (!READ_ONCE(measure))
+		return NULL;
+	m = kzalloc(sizeof(*m), GFP_NOWAIT | __GFP_NOWARN);
+	if (!m)
+		return NULL;
+	m->cfg.n = READ_ONCE(stream_len);
+	m->cfg.k = READ_ONCE(streams);
+	m->cfg.noise_us = READ_ONCE(noise_us);
+	m->cfg.gain_shift = READ_ONCE(gain_shift);
+	imtcp_cu_init(&m->cu, m->cfg.n);
+	sock_diag_save_cookie(sk, cookie);
+	m->cookie = (u64)cookie[1] << 32 | cookie[0];
+	return m;
+}
+
+void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m)
+{
+	if (!m)
+		return;
+	unshape(sk, m);
+	if (m->cu.state == IMTCP_STORE || m->cu.state == IMTCP_SEND) {
+		release(sk);
+		pacing_off(sk);
+	}
+	kfree(m);
+}

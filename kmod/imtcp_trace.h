@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of imtcp: control-unit state changes, delay samples,
+ * streams and estimates. bpftrace: tracepoint:imtcp:imtcp_estimate { ... args->bps }
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM imtcp
+
+#if !defined(_IMTCP_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _IMTCP_TRACE_H
+
+#include <linux/tracepoint.h>
+
+TRACE_EVENT(imtcp_state,
+	    TP_PROTO(u64 cookie, u32 from, u32 to, u32 m, u32 stream, u32 cwnd,
+		     u32 held),
+	    TP_ARGS(cookie, from, to, m, stream, cwnd, held),
+	    TP_STRUCT__entry(__field(u64, cookie)
+			     __field(u32, from)
+			     __field(u32, to)
+			     __field(u32, m)
+			     __field(u32, stream)
+			     __field(u32, cwnd)
+			     __field(u32, held)
+	    ),
+	    TP_fast_assign(__entry->cookie = cookie;
+			   __entry->from = from;
+			   __entry->to = to;
+			   __entry->m = m;
+			   __entry->stream = stream;
+			   __entry->cwnd = cwnd;
+			   __entry->held = held;
+	    ),
+	    TP_printk("cookie=%llu %s->%s m=%u stream=%u cwnd=%u held=%u",
+		      __entry->cookie,
+		      __print_symbolic(__entry->from, { 0, "off" },
+				       { 1, "store" }, { 2, "send" },
+				       { 3, "pass" }, { 4, "empty" }),
+		      __print_symbolic(__entry->to, { 0, "off" },
+				       { 1, "store" }, { 2, "send" },
+				       { 3, "pass" }, { 4, "empty" }),
+		      __entry->m, __entry->stream, __entry->cwnd, __entry->held)
+);
+
+TRACE_EVENT(imtcp_stream,
+	    TP_PROTO(u64 cookie, u32 index, u64 lo_bps, u64 hi_bps, u32 segs,
+		     u32 samples, u32 outcome),
+	    TP_ARGS(cookie, index, lo_bps, hi_bps, segs, samples, outcome),
+	    TP_STRUCT__entry(__field(u64, cookie)
+			     __field(u64, lo_bps)
+			     __field(u64, hi_bps)
+			     __field(u32, index)
+			     __field(u32, segs)
+			     __field(u32, samples)
+			     __field(u32, outcome)
+	    ),
+	    TP_fast_assign(__entry->cookie = cookie;
+			   __entry->lo_bps = lo_bps;
+			   __entry->hi_bps = hi_bps;
+			   __entry->index = index;
+			   __entry->segs = segs;
+			   __entry->samples = samples;
+			   __entry->outcome = outcome;
+	    ),
+	    TP_printk("cookie=%llu stream=%u rate=%llu-%llu segs=%u samples=%u outcome=%s",
+		      __entry->cookie, __entry->index, __entry->lo_bps,
+		      __entry->hi_bps, __entry->segs, __entry->samples,
+		      __print_symbolic(__entry->outcome, { 0, "dry" },
+				       { 1, "flat" }, { 2, "rise" },
+				       { 3, "unclear" }))
+);
+
+TRACE_EVENT(imtcp_sample,
+	    TP_PROTO(u64 cookie, u32 stream, u32 seg, u32 tx_us, s32 delay_us),
+	    TP_ARGS(cookie, stream, seg, tx_us, delay_us),
+	    TP_STRUCT__entry(__field(u64, cookie)
+			     __field(u32, stream)
+			     __field(u32, seg)
+			     __field(u32, tx_us)
+			     __field(s32, delay_us)
+	    ),
+	    TP_fast_assign(__entry->cookie = cookie;
+			   __entry->stream = stream;
+			   __entry->seg = seg;
+			   __entry->tx_us = tx_us;
+			   __entry->delay_us = delay_us;
+	    ),
+	    TP_printk("cookie=%llu stream=%u seg=%u tx_us=%u delay_us=%d",
+		      __entry->cookie, __entry->stream, __entry->seg,
+		      __entry->tx_us, __entry->delay_us)
+);
+
+TRACE_EVENT(imtcp_estimate,
+	    TP_PROTO(u64 cookie, u64 bps, u64 raw_bps, u64 bl, u64 bu, u32 edge,
+		     u32 srtt_us, u32 cwnd, u32 m, u32 count),
+	    TP_ARGS(cookie, bps, raw_bps, bl, bu, edge, srtt_us, cwnd, m, count),
+	    TP_STRUCT__entry(__field(u64, cookie)
+			     __field(u64, bps)
+			     __field(u64, raw_bps)
+			     __field(u64, bl)
+			     __field(u64, bu)
+			     __field(u32, edge)
+			     __field(u32, srtt_us)
+			     __field(u32, cwnd)
+			     __field(u32, m)
+			     __field(u32, count)
+	    ),
+	    TP_fast_assign(__entry->cookie = cookie;
+			   __entry->bps = bps;
+			   __entry->raw_bps = raw_bps;
+			   __entry->bl = bl;
+			   __entry->bu = bu;
+			   __entry->edge = edge;
+			   __entry->srtt_us = srtt_us;
+			   __entry->cwnd = cwnd;
+			   __entry->m = m;
+			   __entry->count = count;
+	    ),
+	    TP_printk("cookie=%llu bps=%llu raw=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u",
+		      __entry->cookie, __entry->bps, __entry->raw_bps,
+		      __entry->bl, __entry->bu, __entry->edge, __entry->srtt_us,
+		      __entry->cwnd, __entry->m, __entry->count)
+);
+
+#endif /* _IMTCP_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE imtcp_trace
+#include <trace/define_trace.h>
