@@ -22,8 +22,7 @@ struct imtcp_meas {
 	u64 cookie;			/* socket cookie, as ss shows it */
 	u32 mss;			/* segment size of the streams */
 	u64 dlv_max;			/* highest recent delivery rate, bit/s */
-	s32 delay_max[2];		/* highest sample delay: this, last
-					 * measurement */
+	s32 delay_max[2];		/* top sample delay, this and last */
 	u32 streams_failed;
 	u16 saved_gso_max_segs;		/* while a stream goes out */
 	bool shaped;			/* gso_max_segs is ours */
