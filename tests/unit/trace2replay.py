@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a saved ftrace buffer of imtcp events (all of imtcp:*) into a
+replay file for tests/unit/test_replay.c: one block per measurement the
+module analysed, with what the module analysed and what it concluded.
+
+  trace2replay.py TRACE COMMENT > FILE.replay
+
+Format (lines):
+  # comment
+  M raw_bps edge ceiling_us k n      a measurement and the module's result
+  S lo_bps hi_bps outcome seg:delay_us ...   one line per stream
+"""
+import re
+import sys
+
+LINE = re.compile(r"\s(\d+\.\d+): (\w+): (.*)$")
+OUTCOME = {"dry": 0, "flat": 1, "rise": 2, "unclear": 3}
+
+
+def main(path, comment):
+    samples = {}
+    dmax = [0, 0]
+    pending = None      # streams of an analysed measurement
+    print(f"# {comment}")
+
+    def flush(raw, edge):
+        nonlocal pending
+        if pending:
+            ceiling = pending["ceiling"]
+            print(f"M {raw} {edge} {ceiling} {len(pending['st'])} 10")
+            for lo, hi, outcome, ss in pending["st"]:
+                print(f"S {lo} {hi} {outcome} " +
+                      " ".join(f"{s}:{d}" for s, d in ss))
+        pending = None
+
+    for line in open(path, errors="replace"):
+        m = LINE.search(line)
+        if not m:
+            continue
+        name, text = m.group(2), m.group(3)
+        f = dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
+        if name == "imtcp_state":
+            to = re.search(r"->(\w+)", text).group(1)
+            if to == "send":
+                samples[int(f["stream"])] = []
+            continue
+        if name == "imtcp_sample":
+            samples.setdefault(int(f["stream"]), []).append(
+                (int(f["seg"]), int(f["delay_us"])))
+            dmax[0] = max(dmax[0], int(f["delay_us"]))
+            continue
+        if name == "imtcp_stream" and f["outcome"] != "dry":
+            i = int(f["stream"])
+            if i == 0:
+                flush(0, 0)
+                pending = {"ceiling": max(dmax), "st": []}
+                dmax = [0, dmax[0]]
+            lo, hi = f["rate"].split("-")
+            pending["st"].append((lo, hi, OUTCOME[f["outcome"]],
+                                  samples.get(i, [])))
+            continue
+        if name == "imtcp_estimate":
+            flush(f["raw"], f["edge"])
+    flush(0, 0)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    main(sys.argv[1], sys.argv[2])
