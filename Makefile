@@ -5,12 +5,15 @@
 #   make              build imtcp.ko against KDIR (W=1)
 #   make check        checkpatch --strict and sparse on the module
 #   make unit         userspace unit tests of the kernel-independent logic
-#   make tools        userspace programs (test and benchmark helpers)
+#   make tools        userspace programs: imtcp-stat, test and benchmark
+#                     helpers (build/userspace, build/selftests)
 #   make test         install missing packages, build, unit tests, then
 #                     the kselftests inside a VM; ends "N passed, N failed"
 #   make vm-test      only the kselftests inside a VM
 #   make bench        goodput benchmark, imtcp against reno, inside a VM
-#   make demo         the main job: a shaped transfer in a VM, shown with ss -ti
+#   make bench-accuracy  the estimate against a known available bandwidth
+#   make demo         the main job: a shaped transfer with cross traffic in a
+#                     VM, ss -ti and imtcp's estimates as it runs
 #   make deps         install what all of the above need (Debian 12, as root)
 #
 # KDIR defaults to the running kernel's build directory, or where that is
@@ -23,10 +26,11 @@ BUILD := $(CURDIR)/build
 SRCTREE := $(BUILD)/ksrc
 
 MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
-		     $(CURDIR)/kmod/core/*.c $(CURDIR)/kmod/core/*.h)
+		     $(CURDIR)/kmod/core/*.c $(CURDIR)/kmod/core/*.h \
+		     $(CURDIR)/kmod/uapi/*.h)
 
 .PHONY: all module clean check style unit tools test vm-test bench demo deps \
-	ksrc
+	ksrc bench-accuracy
 
 all: module
 
@@ -44,6 +48,7 @@ clean:
 		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C selftests clean
+	$(MAKE) -C userspace clean
 	rm -rf $(BUILD)
 
 # Kernel source pieces (checkpatch, kselftest headers) from linux-source-6.1.
@@ -68,6 +73,7 @@ unit:
 
 tools: ksrc
 	$(MAKE) -C selftests KSFT_INC=$(SRCTREE)/tools/testing/selftests
+	$(MAKE) -C userspace
 
 vm-test: deps module tools
 	scripts/vm/run-vm.sh --name selftests -- selftests/run_all.sh
@@ -78,6 +84,11 @@ test:
 bench: deps module tools
 	scripts/vm/run-vm.sh --name bench --timeout 3600 -- \
 		scripts/bench/goodput.sh $(BENCH_ARGS)
+
+bench-accuracy: module tools
+	scripts/install-deps.sh --bench
+	scripts/vm/run-vm.sh --name accuracy --timeout 3600 -- \
+		scripts/bench/accuracy.sh
 
 demo: deps module tools
 	scripts/vm/run-vm.sh --name demo -- scripts/demo.sh

@@ -66,10 +66,12 @@
  *   RFC 5681 (Reno), RFC 6937 (PRR), RFC 2861 (cwnd validation).
  */
 #include <linux/module.h>
+#include <linux/inet_diag.h>
 #include <net/tcp.h>
 
 #include "core/imtcp_reno.h"
 #include "imtcp_meas.h"
+#include "uapi/imtcp.h"
 
 /* Per-socket state, kept in icsk_ca_priv. */
 struct imtcp {
@@ -273,9 +275,50 @@ static void imtcp_init(struct sock *sk)
 static void imtcp_release(struct sock *sk)
 {
 	struct imtcp *ca = imtcp_ca(sk);
+	struct imtcp_meas *m = ca->meas;
 
-	imtcp_meas_free(sk, ca->meas);
-	ca->meas = NULL;
+	/* get_info may read it under RCU without the socket lock */
+	WRITE_ONCE(ca->meas, NULL);
+	imtcp_meas_free(sk, m);
+}
+
+/*
+ * getsockopt(TCP_CC_INFO): struct imtcp_cc_info (uapi/imtcp.h). Nothing
+ * for inet_diag (ss): union tcp_cc_info has no imtcp layout, and ss would
+ * print ours under another congestion control's name. inet_diag asks
+ * with the bits it wants, getsockopt with all of them.
+ */
+static size_t imtcp_get_info(struct sock *sk, u32 ext, int *attr,
+			     union tcp_cc_info *info)
+{
+	struct imtcp_cc_info *ci = (struct imtcp_cc_info *)info;
+	const struct imtcp_meas *m;
+	u64 est;
+
+	BUILD_BUG_ON(sizeof(*ci) > sizeof(*info));
+	if (ext != ~0U)
+		return 0;
+	rcu_read_lock();
+	m = READ_ONCE(imtcp_ca(sk)->meas);
+	if (!m) {
+		rcu_read_unlock();
+		return 0;
+	}
+	memset(ci, 0, sizeof(*ci));
+	est = READ_ONCE(m->pub.estimate);
+	ci->version = IMTCP_CC_INFO_VERSION;
+	ci->estimate_lo = lower_32_bits(est);
+	ci->estimate_hi = upper_32_bits(est);
+	if (est)
+		ci->age_ms = jiffies_to_msecs(jiffies -
+					      READ_ONCE(m->pub.est_jiffies));
+	ci->measurements = min_t(u32, READ_ONCE(m->pub.measurements),
+				 U16_MAX);
+	ci->state = READ_ONCE(m->pub.state);
+	ci->m = READ_ONCE(m->pub.m);
+	rcu_read_unlock();
+	*attr = INET_DIAG_NONE;
+	return sizeof(*ci);
 }
 
 static struct tcp_congestion_ops imtcp_ops __read_mostly = {
@@ -289,18 +332,30 @@ static struct tcp_congestion_ops imtcp_ops __read_mostly = {
 	.ssthresh	= tcp_reno_ssthresh,
 	.undo_cwnd	= tcp_reno_undo_cwnd,
 	.set_state	= imtcp_set_state,
+	.get_info	= imtcp_get_info,
 	.in_ack_event	= imtcp_in_ack_event,
 };
 
 static int __init imtcp_register(void)
 {
+	int err;
+
 	BUILD_BUG_ON(sizeof(struct imtcp) > ICSK_CA_PRIV_SIZE);
-	return tcp_register_congestion_control(&imtcp_ops);
+	BUILD_BUG_ON((int)IMTCP_STATE_EMPTY != (int)IMTCP_EMPTY ||
+		     (int)IMTCP_STATE_OFF != (int)IMTCP_OFF);
+	err = imtcp_nl_init();
+	if (err)
+		return err;
+	err = tcp_register_congestion_control(&imtcp_ops);
+	if (err)
+		imtcp_nl_exit();
+	return err;
 }
 
 static void __exit imtcp_unregister(void)
 {
 	tcp_unregister_congestion_control(&imtcp_ops);
+	imtcp_nl_exit();
 }
 
 module_init(imtcp_register);

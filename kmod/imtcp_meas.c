@@ -241,6 +241,8 @@ static void enter_state(struct sock *sk, struct imtcp_meas *m, u32 from)
 	u32 t;
 
 	trace_state(sk, m, from);
+	WRITE_ONCE(m->pub.state, m->cu.state);
+	WRITE_ONCE(m->pub.m, m->cu.m);
 	switch (m->cu.state) {
 	case IMTCP_STORE:
 		unshape(sk, m);
@@ -296,6 +298,31 @@ static void take_sample(struct sock *sk, struct imtcp_meas *m,
 	}
 }
 
+/* The socket's figures for the registry's readers. */
+static void publish_path(const struct sock *sk, struct imtcp_meas *m)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u64 dlv = 0;
+
+	if (tp->rate_interval_us)
+		dlv = div_u64((u64)tp->rate_delivered * tp->mss_cache * 8 *
+			      USEC_PER_SEC, tp->rate_interval_us);
+	WRITE_ONCE(m->pub.srtt_us, tp->srtt_us >> 3);
+	WRITE_ONCE(m->pub.min_rtt_us, tcp_min_rtt(tp));
+	WRITE_ONCE(m->pub.cwnd, tcp_snd_cwnd(tp));
+	WRITE_ONCE(m->pub.delivery, dlv);
+}
+
+static void publish_estimate(struct imtcp_meas *m)
+{
+	WRITE_ONCE(m->pub.raw, m->est.raw);
+	WRITE_ONCE(m->pub.range_lo, m->est.bl);
+	WRITE_ONCE(m->pub.range_hi, m->est.bu);
+	WRITE_ONCE(m->pub.measurements, m->est.count);
+	WRITE_ONCE(m->pub.est_jiffies, jiffies);
+	WRITE_ONCE(m->pub.estimate, m->est.smoothed);
+}
+
 /* All ACKs of a measurement are in: analyse, estimate, adapt. */
 static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 {
@@ -318,6 +345,11 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
 	imtcp_est_update(&m->est, &m->cfg, raw, edge);
 	imtcp_cu_result(&m->cu, raw != 0);
+	if (raw) {
+		publish_estimate(m);
+		imtcp_stat_estimate();
+		imtcp_nl_estimate_event(m);
+	}
 	if (raw)
 		trace_imtcp_estimate(m->cookie, m->est.smoothed, raw,
 				     m->est.bl, m->est.bu, edge,
@@ -337,6 +369,8 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 		m->stream_end = tcp_sk(sk)->snd_nxt;
 	if (flags & IMTCP_CU_FAILED) {
 		m->streams_failed++;
+		WRITE_ONCE(m->pub.streams_failed, m->streams_failed);
+		imtcp_stat_stream_failed();
 		trace_imtcp_stream(m->cookie, stream, m->st[stream].lo_bps,
 				   m->st[stream].hi_bps, v.sent,
 				   m->st[stream].nsamples, IMTCP_OUT_NONE);
@@ -364,6 +398,7 @@ static void track_delivery(struct sock *sk, struct imtcp_meas *m,
 void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,
 		       const struct rate_sample *rs)
 {
+	publish_path(sk, m);
 	track_delivery(sk, m, rs);
 	if (m->cu.state != IMTCP_OFF)
 		take_sample(sk, m, rs);
@@ -411,6 +446,26 @@ bool imtcp_meas_owns_pacing(const struct imtcp_meas *m)
 	return m->cu.state == IMTCP_SEND;
 }
 
+/* Who the socket is, for the registry's readers. */
+static void set_identity(struct sock *sk, struct imtcp_meas *m)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+
+	m->net = sock_net(sk);
+	m->family = sk->sk_family;
+	m->sport = inet->inet_sport;
+	m->dport = inet->inet_dport;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		m->saddr.v6 = sk->sk_v6_rcv_saddr;
+		m->daddr.v6 = sk->sk_v6_daddr;
+		return;
+	}
+#endif
+	m->saddr.v4 = inet->inet_saddr;
+	m->daddr.v4 = inet->inet_daddr;
+}
+
 struct imtcp_meas *imtcp_meas_alloc(struct sock *sk)
 {
 	struct imtcp_meas *m;
@@ -419,8 +474,10 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk)
 	if (!READ_ONCE(measure))
 		return NULL;
 	m = kzalloc(sizeof(*m), GFP_NOWAIT | __GFP_NOWARN);
-	if (!m)
+	if (!m) {
+		imtcp_stat_alloc_failed();
 		return NULL;
+	}
 	m->cfg.n = READ_ONCE(stream_len);
 	m->cfg.k = READ_ONCE(streams);
 	m->cfg.noise_us = READ_ONCE(noise_us);
@@ -428,6 +485,9 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk)
 	imtcp_cu_init(&m->cu, m->cfg.n);
 	sock_diag_save_cookie(sk, cookie);
 	m->cookie = (u64)cookie[1] << 32 | cookie[0];
+	set_identity(sk, m);
+	m->pub.m = m->cu.m;
+	imtcp_registry_add(m);
 	return m;
 }
 
@@ -440,5 +500,6 @@ void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m)
 		release(sk);
 		pacing_off(sk);
 	}
-	kfree(m);
+	imtcp_registry_del(m);
+	kfree_rcu(m, rcu);
 }

@@ -11,8 +11,40 @@
 #include "core/imtcp_cu.h"
 #include "core/imtcp_est.h"
 
+/*
+ * What readers outside the socket (netlink) see of it: written with
+ * WRITE_ONCE by the socket's owner, read under RCU with READ_ONCE, so a
+ * reader never touches the socket itself.
+ */
+struct imtcp_pub {
+	u64 estimate;		/* bit/s, 0: none yet */
+	u64 raw;
+	u64 range_lo;
+	u64 range_hi;
+	u64 delivery;		/* bit/s */
+	unsigned long est_jiffies;	/* when the latest result came */
+	u32 measurements;
+	u32 streams_failed;
+	u32 srtt_us;
+	u32 min_rtt_us;
+	u32 cwnd;
+	u8 state;
+	u8 m;
+};
+
 /* Per-socket measurement state, allocated in init (may be absent). */
 struct imtcp_meas {
+	struct list_head node;		/* in the registry (imtcp_nl.c) */
+	struct rcu_head rcu;
+	struct net *net;		/* the socket's; used only while it lives */
+	u64 id;				/* registry order, for resumable dumps */
+	struct imtcp_pub pub;
+	u8 family;			/* AF_INET, AF_INET6 */
+	__be16 sport, dport;
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	} saddr, daddr;
 	struct imtcp_cu cu;
 	struct imtcp_est est;
 	struct imtcp_est_cfg cfg;
@@ -38,5 +70,15 @@ bool imtcp_meas_owns_pacing(const struct imtcp_meas *m);
 
 /* imtcp_main.c */
 void imtcp_set_reno_pacing_rate(struct sock *sk);
+
+/* imtcp_nl.c: the registry of measuring sockets and the netlink family */
+int imtcp_nl_init(void);
+void imtcp_nl_exit(void);
+void imtcp_registry_add(struct imtcp_meas *m);
+void imtcp_registry_del(struct imtcp_meas *m);
+void imtcp_nl_estimate_event(const struct imtcp_meas *m);
+void imtcp_stat_alloc_failed(void);
+void imtcp_stat_estimate(void);
+void imtcp_stat_stream_failed(void);
 
 #endif /* _IMTCP_MEAS_H */

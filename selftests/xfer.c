@@ -5,12 +5,16 @@
  *   xfer recv [-p PORT] [-o FILE|-]
  *       Accept one connection, write what arrives to FILE ('-' = stdout,
  *       default: discard), exit when the peer closes.
- *   xfer send -c ADDR [-p PORT] [-C CC] (-i FILE | -n BYTES | -t SECONDS)
+ *   xfer send -c ADDR [-p PORT] [-C CC] [-H SECS]
+ *             (-i FILE | -n BYTES | -t SECONDS)
  *       Connect (retrying for 10 s while nothing listens), send FILE, BYTES
  *       bytes or for SECONDS seconds, wait until the receiver has read all
  *       of it and closed, then print one line of key=value results:
  *       cc, bytes, secs, goodput_mbps (bytes / time from connect to the
- *       receiver's close), retrans, segs_out, rtt_us, cwnd, delivery_mbps.
+ *       receiver's close), retrans, segs_out, rtt_us, cwnd, delivery_mbps,
+ *       cookie (SO_COOKIE) and, on an imtcp socket, cc_est_bps (its
+ *       TCP_CC_INFO estimate). -H keeps the socket open SECS seconds
+ *       after printing (for a reader to compare).
  *
  * Exit codes: 0 done, 1 transfer or socket error, 2 usage.
  */
@@ -42,6 +46,7 @@ struct opts {
 	const char *out;
 	unsigned long long bytes;
 	double secs;
+	double hold;
 };
 
 static double now(void)
@@ -56,7 +61,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: xfer recv [-p PORT] [-o FILE|-]\n"
-		"       xfer send -c ADDR [-p PORT] [-C CC] (-i FILE | -n BYTES | -t SECONDS)\n");
+		"       xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] (-i FILE | -n BYTES | -t SECONDS)\n");
 	exit(2);
 }
 
@@ -199,15 +204,28 @@ static void print_result(int fd, const struct opts *o,
 	socklen_t len = sizeof(ti);
 	char cc[16] = "";
 	socklen_t cclen = sizeof(cc) - 1;
+	uint32_t ccinfo[5] = { 0 };
+	socklen_t cilen = sizeof(ccinfo);
+	uint64_t cookie = 0;
+	socklen_t cklen = sizeof(cookie);
 
 	memset(&ti, 0, sizeof(ti));
 	getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len);
 	getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cclen);
+	getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &cklen);
 	printf("cc=%s bytes=%llu secs=%.3f goodput_mbps=%.3f retrans=%u "
-	       "segs_out=%u rtt_us=%u cwnd=%u delivery_mbps=%.3f\n",
+	       "segs_out=%u rtt_us=%u cwnd=%u delivery_mbps=%.3f cookie=%llu",
 	       cc, sent, secs, sent * 8 / secs / 1e6, ti.tcpi_total_retrans,
 	       ti.tcpi_segs_out, ti.tcpi_rtt, ti.tcpi_snd_cwnd,
-	       ti.tcpi_delivery_rate * 8 / 1e6);
+	       ti.tcpi_delivery_rate * 8 / 1e6, (unsigned long long)cookie);
+	/* struct imtcp_cc_info: version, estimate low, estimate high, ... */
+	if (!strcmp(cc, "imtcp") &&
+	    !getsockopt(fd, IPPROTO_TCP, TCP_CC_INFO, ccinfo, &cilen) &&
+	    cilen >= 12 && ccinfo[0] == 1)
+		printf(" cc_est_bps=%llu",
+		       (unsigned long long)ccinfo[2] << 32 | ccinfo[1]);
+	printf("\n");
+	fflush(stdout);
 	(void)o;
 }
 
@@ -252,6 +270,8 @@ static int do_send(const struct opts *o)
 		return 1;
 	}
 	print_result(fd, o, sent, now() - t0);
+	if (o->hold > 0)
+		usleep((useconds_t)(o->hold * 1e6));
 	close(fd);
 	return 0;
 }
@@ -263,7 +283,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
-	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:")) != -1) {
+	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:")) != -1) {
 		switch (c) {
 		case 'c': o.addr = optarg; break;
 		case 'p': o.port = optarg; break;
@@ -272,6 +292,7 @@ int main(int argc, char **argv)
 		case 'o': o.out = optarg; break;
 		case 'n': o.bytes = strtoull(optarg, NULL, 0); break;
 		case 't': o.secs = atof(optarg); break;
+		case 'H': o.hold = atof(optarg); break;
 		default: usage();
 		}
 	}

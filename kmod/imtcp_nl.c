@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * imtcp: the registry of measuring sockets and the generic netlink family
+ * "imtcp" that lets userspace read them (kmod/uapi/imtcp.h).
+ *
+ * Registry. Every socket with measurement state is on one list, added in
+ * the congestion control's init and removed in its release (both may run
+ * in softirq: spin_lock_bh for writers), freed with kfree_rcu; readers
+ * walk the list under RCU and read only the published copy of the
+ * socket's figures (struct imtcp_pub), never the socket. Nothing is done
+ * per ACK here: the ACK path only updates its own published copy.
+ *
+ * Dumps go in registry order (a 64-bit id given at insertion) and resume
+ * after the last id sent, so a socket that exists for the whole dump is
+ * reported exactly once, whatever comes and goes meanwhile. Only sockets
+ * of the caller's network namespace are visible.
+ */
+#include <linux/rculist.h>
+#include <linux/spinlock.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "imtcp_meas.h"
+#include "uapi/imtcp.h"
+
+static LIST_HEAD(registry);
+static DEFINE_SPINLOCK(registry_lock);
+static u64 registry_next_id;
+
+static atomic_t stat_sockets = ATOMIC_INIT(0);
+static atomic64_t stat_estimates = ATOMIC64_INIT(0);
+static atomic64_t stat_streams_failed = ATOMIC64_INIT(0);
+static atomic64_t stat_alloc_failed = ATOMIC64_INIT(0);
+
+static struct genl_family imtcp_family;
+
+void imtcp_registry_add(struct imtcp_meas *m)
+{
+	spin_lock_bh(&registry_lock);
+	m->id = ++registry_next_id;
+	list_add_tail_rcu(&m->node, &registry);
+	spin_unlock_bh(&registry_lock);
+	atomic_inc(&stat_sockets);
+}
+
+void imtcp_registry_del(struct imtcp_meas *m)
+{
+	spin_lock_bh(&registry_lock);
+	list_del_rcu(&m->node);
+	spin_unlock_bh(&registry_lock);
+	atomic_dec(&stat_sockets);
+}
+
+void imtcp_stat_alloc_failed(void)
+{
+	atomic64_inc(&stat_alloc_failed);
+}
+
+void imtcp_stat_estimate(void)
+{
+	atomic64_inc(&stat_estimates);
+}
+
+void imtcp_stat_stream_failed(void)
+{
+	atomic64_inc(&stat_streams_failed);
+}
+
+static int put_addrs(struct sk_buff *skb, const struct imtcp_meas *m)
+{
+	if (nla_put_u8(skb, IMTCP_A_FAMILY, m->family) ||
+	    nla_put_u16(skb, IMTCP_A_SPORT, ntohs(m->sport)) ||
+	    nla_put_u16(skb, IMTCP_A_DPORT, ntohs(m->dport)))
+		return -EMSGSIZE;
+	if (m->family == AF_INET)
+		return nla_put_in_addr(skb, IMTCP_A_SADDR4, m->saddr.v4) ||
+		       nla_put_in_addr(skb, IMTCP_A_DADDR4, m->daddr.v4) ?
+		       -EMSGSIZE : 0;
+	return nla_put_in6_addr(skb, IMTCP_A_SADDR6, &m->saddr.v6) ||
+	       nla_put_in6_addr(skb, IMTCP_A_DADDR6, &m->daddr.v6) ?
+	       -EMSGSIZE : 0;
+}
+
+static int put_figures(struct sk_buff *skb, const struct imtcp_pub *p)
+{
+	u64 est = READ_ONCE(p->estimate);
+	u32 age = est ? jiffies_to_msecs(jiffies -
+					 READ_ONCE(p->est_jiffies)) : 0;
+
+	if (nla_put_u64_64bit(skb, IMTCP_A_ESTIMATE, est, IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(skb, IMTCP_A_RAW, READ_ONCE(p->raw),
+			      IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(skb, IMTCP_A_RANGE_LO, READ_ONCE(p->range_lo),
+			      IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(skb, IMTCP_A_RANGE_HI, READ_ONCE(p->range_hi),
+			      IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(skb, IMTCP_A_DELIVERY, READ_ONCE(p->delivery),
+			      IMTCP_A_PAD) ||
+	    nla_put_u32(skb, IMTCP_A_AGE_MS, age) ||
+	    nla_put_u32(skb, IMTCP_A_MEASUREMENTS,
+			READ_ONCE(p->measurements)) ||
+	    nla_put_u32(skb, IMTCP_A_STREAMS_FAILED,
+			READ_ONCE(p->streams_failed)) ||
+	    nla_put_u8(skb, IMTCP_A_STATE, READ_ONCE(p->state)) ||
+	    nla_put_u8(skb, IMTCP_A_M, READ_ONCE(p->m)) ||
+	    nla_put_u32(skb, IMTCP_A_SRTT_US, READ_ONCE(p->srtt_us)) ||
+	    nla_put_u32(skb, IMTCP_A_MIN_RTT_US, READ_ONCE(p->min_rtt_us)) ||
+	    nla_put_u32(skb, IMTCP_A_CWND, READ_ONCE(p->cwnd)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* One socket as one message. */
+static int fill_sock(struct sk_buff *skb, const struct imtcp_meas *m,
+		     u32 portid, u32 seq, int flags, u8 cmd)
+{
+	void *hdr = genlmsg_put(skb, portid, seq, &imtcp_family, flags, cmd);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, IMTCP_A_COOKIE, m->cookie, IMTCP_A_PAD) ||
+	    put_addrs(skb, m) || put_figures(skb, &m->pub)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* Does @m match the tuple in @attrs? (Ports and family are required.) */
+static bool tuple_matches(const struct imtcp_meas *m, struct nlattr **attrs)
+{
+	if (m->family != nla_get_u8(attrs[IMTCP_A_FAMILY]) ||
+	    ntohs(m->sport) != nla_get_u16(attrs[IMTCP_A_SPORT]) ||
+	    ntohs(m->dport) != nla_get_u16(attrs[IMTCP_A_DPORT]))
+		return false;
+	if (m->family == AF_INET)
+		return (!attrs[IMTCP_A_SADDR4] ||
+			m->saddr.v4 == nla_get_in_addr(attrs[IMTCP_A_SADDR4])) &&
+		       (!attrs[IMTCP_A_DADDR4] ||
+			m->daddr.v4 == nla_get_in_addr(attrs[IMTCP_A_DADDR4]));
+	return (!attrs[IMTCP_A_SADDR6] ||
+		!memcmp(&m->saddr.v6, nla_data(attrs[IMTCP_A_SADDR6]), 16)) &&
+	       (!attrs[IMTCP_A_DADDR6] ||
+		!memcmp(&m->daddr.v6, nla_data(attrs[IMTCP_A_DADDR6]), 16));
+}
+
+static int get_sock_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	struct net *net = genl_info_net(info);
+	const struct imtcp_meas *m, *found = NULL;
+	struct sk_buff *msg;
+	int err;
+
+	if (!attrs[IMTCP_A_COOKIE] &&
+	    (!attrs[IMTCP_A_FAMILY] || !attrs[IMTCP_A_SPORT] ||
+	     !attrs[IMTCP_A_DPORT])) {
+		NL_SET_ERR_MSG(info->extack,
+			       "need IMTCP_A_COOKIE, or IMTCP_A_FAMILY with IMTCP_A_SPORT and IMTCP_A_DPORT");
+		return -EINVAL;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rcu_read_lock();
+	list_for_each_entry_rcu(m, &registry, node) {
+		if (!net_eq(m->net, net))
+			continue;
+		if (attrs[IMTCP_A_COOKIE] ?
+		    m->cookie == nla_get_u64(attrs[IMTCP_A_COOKIE]) :
+		    tuple_matches(m, attrs)) {
+			found = m;
+			break;
+		}
+	}
+	err = found ? fill_sock(msg, found, info->snd_portid, info->snd_seq,
+				0, IMTCP_CMD_GET_SOCK) : -ENOENT;
+	rcu_read_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		if (err == -ENOENT)
+			NL_SET_ERR_MSG(info->extack,
+				       "no imtcp socket like that in this network namespace");
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int get_sock_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	const struct imtcp_meas *m;
+	u64 start = cb->args[0];
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(m, &registry, node) {
+		if (m->id < start || !net_eq(m->net, net))
+			continue;
+		if (fill_sock(skb, m, NETLINK_CB(cb->skb).portid,
+			      cb->nlh->nlmsg_seq, NLM_F_MULTI,
+			      IMTCP_CMD_GET_SOCK)) {
+			cb->args[0] = m->id;
+			goto out;
+		}
+	}
+	cb->args[0] = U64_MAX;
+out:
+	rcu_read_unlock();
+	return skb->len;
+}
+
+static int get_stats_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &imtcp_family, 0,
+				IMTCP_CMD_GET_STATS);
+	if (!hdr ||
+	    nla_put_u32(msg, IMTCP_A_STAT_SOCKETS, atomic_read(&stat_sockets)) ||
+	    nla_put_u64_64bit(msg, IMTCP_A_STAT_ESTIMATES,
+			      atomic64_read(&stat_estimates), IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(msg, IMTCP_A_STAT_STREAMS_FAILED,
+			      atomic64_read(&stat_streams_failed), IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(msg, IMTCP_A_STAT_ALLOC_FAILED,
+			      atomic64_read(&stat_alloc_failed), IMTCP_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int reset_stats_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	atomic64_set(&stat_estimates, 0);
+	atomic64_set(&stat_streams_failed, 0);
+	atomic64_set(&stat_alloc_failed, 0);
+	return 0;
+}
+
+/* A new estimate, to listeners in the socket's namespace. */
+void imtcp_nl_estimate_event(const struct imtcp_meas *m)
+{
+	struct net *net = m->net;
+	struct sk_buff *msg;
+
+	if (!genl_has_listeners(&imtcp_family, net, 0))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!msg)
+		return;
+	if (fill_sock(msg, m, 0, 0, 0, IMTCP_CMD_ESTIMATE)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_multicast_netns(&imtcp_family, net, msg, 0, 0, GFP_ATOMIC);
+}
+
+/* Requests may carry only these; anything else is refused (strict). */
+static const struct nla_policy imtcp_policy[IMTCP_A_MAX + 1] = {
+	[IMTCP_A_COOKIE] = { .type = NLA_U64 },
+	[IMTCP_A_FAMILY] = NLA_POLICY_RANGE(NLA_U8, AF_INET, AF_INET6),
+	[IMTCP_A_SADDR4] = { .type = NLA_BE32 },
+	[IMTCP_A_DADDR4] = { .type = NLA_BE32 },
+	[IMTCP_A_SADDR6] = NLA_POLICY_EXACT_LEN(16),
+	[IMTCP_A_DADDR6] = NLA_POLICY_EXACT_LEN(16),
+	[IMTCP_A_SPORT] = { .type = NLA_U16 },
+	[IMTCP_A_DPORT] = { .type = NLA_U16 },
+};
+
+static const struct genl_small_ops imtcp_ops[] = {
+	{
+		.cmd = IMTCP_CMD_GET_SOCK,
+		.doit = get_sock_doit,
+		.dumpit = get_sock_dumpit,
+	},
+	{
+		.cmd = IMTCP_CMD_GET_STATS,
+		.doit = get_stats_doit,
+	},
+	{
+		.cmd = IMTCP_CMD_RESET_STATS,
+		.doit = reset_stats_doit,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group imtcp_mcgrps[] = {
+	{ .name = IMTCP_MCGRP_ESTIMATES },
+};
+
+static struct genl_family imtcp_family __ro_after_init = {
+	.name = IMTCP_GENL_NAME,
+	.version = IMTCP_GENL_VERSION,
+	.maxattr = IMTCP_A_MAX,
+	.policy = imtcp_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.small_ops = imtcp_ops,
+	.n_small_ops = ARRAY_SIZE(imtcp_ops),
+	.mcgrps = imtcp_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(imtcp_mcgrps),
+};
+
+int imtcp_nl_init(void)
+{
+	return genl_register_family(&imtcp_family);
+}
+
+void imtcp_nl_exit(void)
+{
+	genl_unregister_family(&imtcp_family);
+}

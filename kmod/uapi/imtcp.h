@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * imtcp's userspace interface: the generic netlink family "imtcp" and the
+ * layout getsockopt(TCP_CC_INFO) returns on an imtcp socket. Shared by
+ * the module and the tools (userspace/), and described in
+ * Documentation/netlink/imtcp.yaml.
+ */
+#ifndef _UAPI_IMTCP_H
+#define _UAPI_IMTCP_H
+
+#include <linux/types.h>
+
+#define IMTCP_GENL_NAME		"imtcp"
+#define IMTCP_GENL_VERSION	1
+#define IMTCP_MCGRP_ESTIMATES	"estimates"
+
+enum {
+	IMTCP_CMD_UNSPEC,
+	IMTCP_CMD_GET_SOCK,	/* do: one socket (cookie or tuple); dump: all */
+	IMTCP_CMD_GET_STATS,	/* module-wide counters */
+	IMTCP_CMD_RESET_STATS,	/* zero the counters; CAP_NET_ADMIN */
+	IMTCP_CMD_ESTIMATE,	/* event on IMTCP_MCGRP_ESTIMATES */
+
+	__IMTCP_CMD_MAX,
+	IMTCP_CMD_MAX = __IMTCP_CMD_MAX - 1
+};
+
+/* Attributes; one socket per message. */
+enum {
+	IMTCP_A_UNSPEC,
+	IMTCP_A_PAD,
+	IMTCP_A_COOKIE,		/* u64: socket cookie (as ss -e's sk:) */
+	IMTCP_A_FAMILY,		/* u8: AF_INET or AF_INET6 */
+	IMTCP_A_SADDR4,		/* be32: local address */
+	IMTCP_A_DADDR4,		/* be32: peer address */
+	IMTCP_A_SADDR6,		/* 16 bytes */
+	IMTCP_A_DADDR6,		/* 16 bytes */
+	IMTCP_A_SPORT,		/* u16, host order: local port */
+	IMTCP_A_DPORT,		/* u16, host order: peer port */
+	IMTCP_A_ESTIMATE,	/* u64: available bandwidth, bit/s (0: none) */
+	IMTCP_A_RAW,		/* u64: latest single result, bit/s */
+	IMTCP_A_RANGE_LO,	/* u64: search range, bit/s */
+	IMTCP_A_RANGE_HI,	/* u64 */
+	IMTCP_A_AGE_MS,		/* u32: since the latest result */
+	IMTCP_A_MEASUREMENTS,	/* u32: results so far */
+	IMTCP_A_STREAMS_FAILED,	/* u32: streams that ran dry */
+	IMTCP_A_STATE,		/* u8: enum imtcp_cu_state */
+	IMTCP_A_M,		/* u8: held segments that start a stream */
+	IMTCP_A_SRTT_US,	/* u32 */
+	IMTCP_A_MIN_RTT_US,	/* u32 */
+	IMTCP_A_CWND,		/* u32: segments */
+	IMTCP_A_DELIVERY,	/* u64: delivery rate, bit/s */
+	IMTCP_A_STAT_SOCKETS,	/* u32: imtcp sockets measuring now */
+	IMTCP_A_STAT_ESTIMATES,	/* u64: results made */
+	IMTCP_A_STAT_STREAMS_FAILED,	/* u64 */
+	IMTCP_A_STAT_ALLOC_FAILED,	/* u64: sockets left without measurement */
+
+	__IMTCP_A_MAX,
+	IMTCP_A_MAX = __IMTCP_A_MAX - 1
+};
+
+/* Control-unit states (IMTCP_A_STATE). */
+enum {
+	IMTCP_STATE_OFF,
+	IMTCP_STATE_STORE,
+	IMTCP_STATE_SEND,
+	IMTCP_STATE_PASS,
+	IMTCP_STATE_EMPTY,
+};
+
+/*
+ * getsockopt(fd, IPPROTO_TCP, TCP_CC_INFO, &info, &len) on an imtcp
+ * socket: 20 bytes (union tcp_cc_info's size).
+ */
+struct imtcp_cc_info {
+	__u32	version;	/* IMTCP_CC_INFO_VERSION */
+	__u32	estimate_lo;	/* available bandwidth, bit/s, low 32 bits */
+	__u32	estimate_hi;	/* high 32 bits; 0 and 0: no estimate yet */
+	__u32	age_ms;		/* since the latest result */
+	__u16	measurements;	/* results so far, saturating */
+	__u8	state;		/* IMTCP_STATE_* */
+	__u8	m;
+};
+
+#define IMTCP_CC_INFO_VERSION	1
+
+#endif /* _UAPI_IMTCP_H */

@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# imtcp-stat and the netlink registry with many sockets, several network
+# namespaces, events, and module unload:
+#   - with imtcp not loaded, imtcp-stat says so (exit 3);
+#   - with no imtcp socket, the header and exit 4;
+#   - 1000 connections (2000 imtcp sockets): -j lists each exactly once,
+#     the same set of cookies as SO_COOKIE; a table row per socket;
+#     a filter by cookie gives that socket;
+#   - sockets of another network namespace are not visible; they are
+#     from inside it;
+#   - imtcp-stat -w -j receives an event per estimate (JSON per line);
+#     TCP_CC_INFO and netlink give the same estimate for a socket;
+#   - closing all sockets while dumps run: no error, the count returns to
+#     zero; rmmod works with a monitor still attached.
+source "$(dirname "$0")/lib.sh"
+require_root
+
+STAT=$TOP/build/userspace/imtcp-stat
+SOCKS=$SELFTESTS_DIR/imtcp_socks.py
+WORK=$(mktemp -d)
+trap 'exec 3>&- 2>/dev/null; topo_down; rm -rf "$WORK"' EXIT
+
+stat_field() {	# NAME: a module statistic
+	"$STAT" -s | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+test_not_loaded() {
+	local out rc
+	imtcp_loaded && { unload_imtcp || fail "cannot unload imtcp"; }
+	out=$("$STAT" 2>&1); rc=$?
+	echo "$out (exit $rc)"
+	load_imtcp || fail "cannot load imtcp"
+	[ $rc = 3 ] || fail "exit $rc, expected 3"
+	echo "$out" | grep -q "imtcp is not loaded: modprobe imtcp" || fail "message"
+}
+
+test_no_sockets() {
+	local out rc
+	out=$("$STAT" 2>&1); rc=$?
+	echo "$out (exit $rc)"
+	[ $rc = 4 ] || fail "exit $rc, expected 4"
+	echo "$out" | grep -q "^Cookie" || fail "no header"
+	[ "$("$STAT" -j)" = "[]" ] || fail "JSON of nothing is not []"
+}
+
+# Start the 1000 connections (in the main shell); fd 3 writes to the
+# program that holds them.
+open_many() {
+	mkfifo "$WORK/ctl"
+	python3 "$SOCKS" 1000 "$WORK/cookies" < "$WORK/ctl" > "$WORK/socks.out" &
+	exec 3> "$WORK/ctl"
+	for _ in $(seq 300); do
+		grep -q ready "$WORK/socks.out" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+test_dump_1000() {
+	local n
+	grep -q ready "$WORK/socks.out" || fail "could not open 1000 connections"
+	"$STAT" -j > "$WORK/dump.json" || fail "imtcp-stat -j failed"
+	python3 - "$WORK/dump.json" "$WORK/cookies" <<'PY' || fail "dump does not match"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+want = sorted(int(x) for x in open(sys.argv[2]))
+got = sorted(r["cookie"] for r in rows)
+print(f"{len(rows)} rows, {len(set(got))} distinct cookies, {len(want)} sockets opened")
+assert len(got) == len(set(got)), "a socket listed twice"
+assert got == want, "cookies differ from SO_COOKIE"
+for r in rows:
+    assert r["local"]["addr"] == "127.0.0.1" and r["peer"]["addr"] == "127.0.0.1"
+    assert r["family"] == "inet" and 0 < r["local"]["port"] < 65536
+PY
+	n=$("$STAT" | tail -n +2 | wc -l)
+	[ "$n" = 2000 ] || fail "table has $n rows, expected 2000"
+	[ "$(stat_field sockets)" -ge 2000 ] || fail "statistics: $(stat_field sockets) sockets"
+	n=$(head -n 1 "$WORK/cookies")
+	"$STAT" -j cookie "$n" | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)
+assert len(rows) == 1 and rows[0]["cookie"] == int(sys.argv[1]), rows
+' "$n" || fail "filter by cookie"
+}
+
+test_other_netns() {
+	local n
+	n=$(in_snd "$STAT" -j | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+	echo "sender namespace sees $n sockets"
+	[ "$n" = 0 ] || fail "another namespace's sockets are visible"
+	mkfifo "$WORK/ctl2"
+	in_snd python3 "$SOCKS" 3 "$WORK/ns-cookies" < "$WORK/ctl2" > "$WORK/ns.out" &
+	exec 4> "$WORK/ctl2"
+	for _ in $(seq 100); do
+		grep -q ready "$WORK/ns.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	n=$(in_snd "$STAT" -j | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+	echo "with 3 connections of its own: $n"
+	[ "$n" = 6 ] || { exec 4>&-; fail "namespace sees $n, expected 6"; }
+	"$STAT" -j | python3 -c '
+import json, sys
+mine = {int(x) for x in open(sys.argv[1])}
+assert not mine & {r["cookie"] for r in json.load(sys.stdin)}
+' "$WORK/ns-cookies" || { exec 4>&-; fail "init namespace sees the other namespace's sockets"; }
+	exec 4>&-
+}
+
+# Also: TCP_CC_INFO (printed by xfer while it keeps the closed
+# connection's socket open) equals GET by cookie.
+test_monitor_events() {
+	local n line cookie est got
+	in_snd "$STAT" -w -j > "$WORK/events" 2>&1 &
+	local mon=$!
+	trace_start imtcp/imtcp_estimate || fail "tracing"
+	sleep 1
+	in_rcv "$XFER" recv -p 5401 2>/dev/null &
+	local rcv=$!
+	in_snd "$XFER" send -c $RCV_ADDR -p 5401 -C imtcp -t 8 -H 4 > "$WORK/x" &
+	local snd=$!
+	for _ in $(seq 200); do
+		[ -s "$WORK/x" ] && break
+		sleep 0.1
+	done
+	line=$(cat "$WORK/x")
+	echo "$line"
+	cookie=$(field cookie "$line")
+	est=$(field cc_est_bps "$line")
+	got=$(in_snd "$STAT" -j cookie "$cookie" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print(r[0]["estimate_bps"] if len(r) == 1 else "none")')
+	echo "TCP_CC_INFO $est bit/s, netlink $got bit/s"
+	[ -n "$est" ] && [ "$est" = "$got" ] || fail "TCP_CC_INFO and netlink differ"
+	[ "$est" -gt 0 ] || fail "no estimate in 8 s"
+	wait $snd $rcv
+	trace_stop "$WORK/est.trace"
+	kill "$mon"
+	n=$(grep -c imtcp_estimate "$WORK/est.trace")
+	python3 - "$WORK/events" "$n" <<'PY' || fail "events"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+n = int(sys.argv[2])
+print(f"{len(ev)} events, {n} estimates traced")
+assert ev, "no event"
+assert len(ev) == n, "events and estimates differ"
+assert all(e["estimate_bps"] > 0 for e in ev)
+PY
+}
+
+test_close_during_dumps_and_unload() {
+	local i before
+	before=$(stat_field sockets)
+	echo "sockets before closing: $before"
+	echo close >&3
+	for i in $(seq 20); do
+		"$STAT" -j > /dev/null
+		case $? in
+		0|4) ;;		# 4: all closed already
+		*) fail "dump $i failed while sockets close" ;;
+		esac
+	done
+	for i in $(seq 100); do
+		grep -q closed "$WORK/socks.out" && break
+		sleep 0.1
+	done
+	for i in $(seq 50); do
+		[ "$(stat_field sockets)" = 0 ] && break
+		sleep 0.1
+	done
+	[ "$(stat_field sockets)" = 0 ] || fail "registry holds $(stat_field sockets) after closing"
+	"$STAT" -w > /dev/null 2>&1 &
+	local mon=$!
+	sleep 0.5
+	unload_imtcp || { kill $mon; fail "rmmod with a monitor attached"; }
+	kill $mon 2>/dev/null
+	wait $mon 2>/dev/null
+	load_imtcp
+}
+
+[ -x "$STAT" ] || { echo "1..0 # SKIP no $STAT (make tools)"; exit $KSFT_SKIP; }
+load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
+topo_up 50mbit 20 || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
+
+tap_begin 6
+run_test not_loaded_message test_not_loaded
+run_test no_sockets_exit_4 test_no_sockets
+open_many	# here, so that the connections outlive the test functions
+run_test dump_1000_connections test_dump_1000
+run_test other_netns_invisible test_other_netns
+run_test monitor_event_per_estimate test_monitor_events
+run_test close_during_dumps_then_unload test_close_during_dumps_and_unload
+tap_end

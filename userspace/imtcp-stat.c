@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * imtcp-stat: show the available-bandwidth estimates of imtcp connections,
+ * read from the module's generic netlink family (kmod/uapi/imtcp.h).
+ * See imtcp-stat.8.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uapi/imtcp.h"
+
+#define EXIT_USAGE	2
+#define EXIT_NOT_LOADED	3
+#define EXIT_NO_SOCKETS	4
+
+#ifndef IMTCP_STAT_VERSION
+#define IMTCP_STAT_VERSION "dev"
+#endif
+
+struct row {
+	uint64_t cookie, est, raw, lo, hi, dlv;
+	uint32_t age, meas, fail, srtt, minrtt, cwnd;
+	uint8_t family, state, m;
+	uint16_t sport, dport;
+	char saddr[INET6_ADDRSTRLEN], daddr[INET6_ADDRSTRLEN];
+	bool has_cookie;
+};
+
+struct filter {
+	int sport, dport;		/* -1: any */
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	uint64_t cookie;
+	bool by_cookie;
+};
+
+static struct {
+	bool json, watch, stats, reset;
+	double interval;
+	struct filter f;
+} opt = { .f = { .sport = -1, .dport = -1 } };
+
+static struct mnl_socket *nl;
+static uint16_t family_id;
+static uint32_t mcgrp_id;
+static unsigned int seq;
+static int shown;		/* rows printed in this round */
+static bool first_json = true;
+
+static const char *state_name(uint8_t s)
+{
+	static const char * const names[] = {
+		"off", "store", "send", "pass", "empty",
+	};
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+/* 28100000 -> "28.1Mbps", as ss prints rates. */
+static const char *rate(uint64_t bps, char *buf, size_t len)
+{
+	if (bps >= 1000000000ULL)
+		snprintf(buf, len, "%.2fGbps", bps / 1e9);
+	else if (bps >= 1000000)
+		snprintf(buf, len, "%.1fMbps", bps / 1e6);
+	else if (bps >= 1000)
+		snprintf(buf, len, "%.1fKbps", bps / 1e3);
+	else
+		snprintf(buf, len, "%" PRIu64 "bps", bps);
+	return buf;
+}
+
+/* The end of a dump. (With a control array, libmnl calls only it.) */
+static int cb_done(const struct nlmsghdr *nlh, void *data)
+{
+	return MNL_CB_STOP;
+}
+
+/* Print an error from the kernel: the extended ACK's message if any. */
+static int cb_error(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	const char *msg = NULL;
+	const struct nlattr *a;
+
+	if (err->error && (nlh->nlmsg_flags & NLM_F_ACK_TLVS)) {
+		size_t off = sizeof(*err);
+
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			off += mnl_nlmsg_get_payload_len(&err->msg);
+		mnl_attr_for_each(a, nlh, off)
+			if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG)
+				msg = mnl_attr_get_str(a);
+	}
+	if (err->error) {
+		errno = -err->error;
+		if (msg)
+			fprintf(stderr, "imtcp-stat: kernel says: %s\n", msg);
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_STOP;
+}
+
+static int run(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	static char buf[32768];
+	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
+		[NLMSG_ERROR] = cb_error, [NLMSG_DONE] = cb_done,
+	};
+	int ret;
+
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+	do {
+		ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (ret <= 0)
+			return -1;
+		ret = mnl_cb_run2(buf, ret, nlh->nlmsg_seq,
+				  mnl_socket_get_portid(nl), cb, data, ctl,
+				  NLMSG_MIN_TYPE);
+	} while (ret == MNL_CB_OK);
+	return ret < 0 ? -1 : 0;
+}
+
+static struct nlmsghdr *request(char *buf, uint16_t type, uint8_t cmd,
+				uint16_t flags, uint8_t version)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = ++seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = version;
+	return nlh;
+}
+
+static int cb_groups(const struct nlattr *grp)
+{
+	const struct nlattr *a;
+	const char *name = NULL;
+	uint32_t id = 0;
+
+	mnl_attr_for_each_nested(a, grp) {
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_NAME)
+			name = mnl_attr_get_str(a);
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_ID)
+			id = mnl_attr_get_u32(a);
+	}
+	if (name && !strcmp(name, IMTCP_MCGRP_ESTIMATES))
+		mcgrp_id = id;
+	return 0;
+}
+
+static int cb_family(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *a, *g;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID)
+			family_id = mnl_attr_get_u16(a);
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GROUPS)
+			mnl_attr_for_each_nested(g, a)
+				cb_groups(g);
+	}
+	return MNL_CB_OK;
+}
+
+/* Find the family; exits with EXIT_NOT_LOADED if the module is not there. */
+static void resolve_family(void)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = request(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+				       NLM_F_ACK, 1);
+
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, IMTCP_GENL_NAME);
+	if (run(nlh, cb_family, NULL) < 0 || !family_id) {
+		if (errno == ENOENT) {
+			fprintf(stderr, "imtcp is not loaded: modprobe imtcp\n");
+			exit(EXIT_NOT_LOADED);
+		}
+		perror("imtcp-stat: generic netlink");
+		exit(EXIT_FAILURE);
+	}
+}
+
+static void parse_row(const struct nlmsghdr *nlh, struct row *r)
+{
+	const struct nlattr *a;
+
+	memset(r, 0, sizeof(*r));
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(a)) {
+		case IMTCP_A_COOKIE: r->cookie = mnl_attr_get_u64(a);
+			r->has_cookie = true; break;
+		case IMTCP_A_FAMILY: r->family = mnl_attr_get_u8(a); break;
+		case IMTCP_A_SADDR4: inet_ntop(AF_INET, mnl_attr_get_payload(a),
+					       r->saddr, sizeof(r->saddr)); break;
+		case IMTCP_A_DADDR4: inet_ntop(AF_INET, mnl_attr_get_payload(a),
+					       r->daddr, sizeof(r->daddr)); break;
+		case IMTCP_A_SADDR6: inet_ntop(AF_INET6, mnl_attr_get_payload(a),
+					       r->saddr, sizeof(r->saddr)); break;
+		case IMTCP_A_DADDR6: inet_ntop(AF_INET6, mnl_attr_get_payload(a),
+					       r->daddr, sizeof(r->daddr)); break;
+		case IMTCP_A_SPORT: r->sport = mnl_attr_get_u16(a); break;
+		case IMTCP_A_DPORT: r->dport = mnl_attr_get_u16(a); break;
+		case IMTCP_A_ESTIMATE: r->est = mnl_attr_get_u64(a); break;
+		case IMTCP_A_RAW: r->raw = mnl_attr_get_u64(a); break;
+		case IMTCP_A_RANGE_LO: r->lo = mnl_attr_get_u64(a); break;
+		case IMTCP_A_RANGE_HI: r->hi = mnl_attr_get_u64(a); break;
+		case IMTCP_A_DELIVERY: r->dlv = mnl_attr_get_u64(a); break;
+		case IMTCP_A_AGE_MS: r->age = mnl_attr_get_u32(a); break;
+		case IMTCP_A_MEASUREMENTS: r->meas = mnl_attr_get_u32(a); break;
+		case IMTCP_A_STREAMS_FAILED: r->fail = mnl_attr_get_u32(a); break;
+		case IMTCP_A_STATE: r->state = mnl_attr_get_u8(a); break;
+		case IMTCP_A_M: r->m = mnl_attr_get_u8(a); break;
+		case IMTCP_A_SRTT_US: r->srtt = mnl_attr_get_u32(a); break;
+		case IMTCP_A_MIN_RTT_US: r->minrtt = mnl_attr_get_u32(a); break;
+		case IMTCP_A_CWND: r->cwnd = mnl_attr_get_u32(a); break;
+		}
+	}
+}
+
+static bool matches(const struct row *r)
+{
+	const struct filter *f = &opt.f;
+
+	return (f->sport < 0 || f->sport == r->sport) &&
+	       (f->dport < 0 || f->dport == r->dport) &&
+	       (!f->src[0] || !strcmp(f->src, r->saddr)) &&
+	       (!f->dst[0] || !strcmp(f->dst, r->daddr)) &&
+	       (!f->by_cookie || f->cookie == r->cookie);
+}
+
+static void endpoint(char *buf, size_t len, const char *addr, uint16_t port,
+		     uint8_t family)
+{
+	if (family == AF_INET6)
+		snprintf(buf, len, "[%s]:%u", addr, port);
+	else
+		snprintf(buf, len, "%s:%u", addr, port);
+}
+
+static void print_header(void)
+{
+	printf("%-20s %-23s %-23s %10s %-21s %8s %6s %5s %-6s %3s %9s %6s %10s\n",
+	       "Cookie", "Local Address:Port", "Peer Address:Port",
+	       "Estimate", "Range", "Age", "Meas", "Fail", "State", "m",
+	       "RTT", "Cwnd", "Delivery");
+}
+
+static void print_table_row(const struct row *r)
+{
+	char l[64], p[64], e[16], lo[16], hi[16], rg[40], age[16], d[16];
+	char rtt[16];
+
+	endpoint(l, sizeof(l), r->saddr, r->sport, r->family);
+	endpoint(p, sizeof(p), r->daddr, r->dport, r->family);
+	snprintf(rg, sizeof(rg), "%s-%s", rate(r->lo, lo, sizeof(lo)),
+		 rate(r->hi, hi, sizeof(hi)));
+	if (r->est)
+		snprintf(age, sizeof(age), "%ums", r->age);
+	else
+		snprintf(age, sizeof(age), "-");
+	snprintf(rtt, sizeof(rtt), "%.1fms", r->srtt / 1000.0);
+	printf("%-20" PRIu64 " %-23s %-23s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s\n",
+	       r->cookie, l, p, r->est ? rate(r->est, e, sizeof(e)) : "-",
+	       r->hi ? rg : "-", age, r->meas, r->fail, state_name(r->state),
+	       r->m, rtt, r->cwnd, rate(r->dlv, d, sizeof(d)));
+}
+
+static void print_json_row(const struct row *r)
+{
+	printf("{\"cookie\":%" PRIu64 ",\"family\":\"%s\","
+	       "\"local\":{\"addr\":\"%s\",\"port\":%u},"
+	       "\"peer\":{\"addr\":\"%s\",\"port\":%u},"
+	       "\"estimate_bps\":%" PRIu64 ",\"raw_bps\":%" PRIu64 ","
+	       "\"range_bps\":[%" PRIu64 ",%" PRIu64 "],\"age_ms\":%u,"
+	       "\"measurements\":%u,\"streams_failed\":%u,\"state\":\"%s\","
+	       "\"m\":%u,\"srtt_us\":%u,\"min_rtt_us\":%u,\"cwnd\":%u,"
+	       "\"delivery_bps\":%" PRIu64 "}",
+	       r->cookie, r->family == AF_INET6 ? "inet6" : "inet",
+	       r->saddr, r->sport, r->daddr, r->dport, r->est, r->raw,
+	       r->lo, r->hi, r->age, r->meas, r->fail, state_name(r->state),
+	       r->m, r->srtt, r->minrtt, r->cwnd, r->dlv);
+}
+
+static void show(const struct row *r)
+{
+	if (!matches(r))
+		return;
+	if (opt.json) {
+		if (!opt.watch && !first_json)
+			printf(",");
+		if (!opt.watch)
+			printf("\n  ");
+		print_json_row(r);
+		if (opt.watch)
+			printf("\n");
+		first_json = false;
+	} else {
+		print_table_row(r);
+	}
+	shown++;
+	fflush(stdout);
+}
+
+static int cb_sock(const struct nlmsghdr *nlh, void *data)
+{
+	struct row r;
+
+	parse_row(nlh, &r);
+	if (r.has_cookie)
+		show(&r);
+	return MNL_CB_OK;
+}
+
+/* One listing of all sockets; returns the number shown. */
+static int dump_once(void)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = request(buf, family_id, IMTCP_CMD_GET_SOCK,
+				       NLM_F_DUMP, IMTCP_GENL_VERSION);
+
+	shown = 0;
+	first_json = true;
+	if (opt.json)
+		printf("[");
+	else
+		print_header();
+	if (run(nlh, cb_sock, NULL) < 0) {
+		perror("imtcp-stat: dump");
+		exit(EXIT_FAILURE);
+	}
+	if (opt.json)
+		printf("%s]\n", shown ? "\n" : "");
+	fflush(stdout);
+	return shown;
+}
+
+static int cb_stats(const struct nlmsghdr *nlh, void *data)
+{
+	uint64_t v[4] = { 0 };
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(a)) {
+		case IMTCP_A_STAT_SOCKETS: v[0] = mnl_attr_get_u32(a); break;
+		case IMTCP_A_STAT_ESTIMATES: v[1] = mnl_attr_get_u64(a); break;
+		case IMTCP_A_STAT_STREAMS_FAILED: v[2] = mnl_attr_get_u64(a); break;
+		case IMTCP_A_STAT_ALLOC_FAILED: v[3] = mnl_attr_get_u64(a); break;
+		}
+	}
+	if (opt.json)
+		printf("{\"sockets\":%" PRIu64 ",\"estimates\":%" PRIu64
+		       ",\"streams_failed\":%" PRIu64 ",\"alloc_failed\":%"
+		       PRIu64 "}\n", v[0], v[1], v[2], v[3]);
+	else
+		printf("sockets %" PRIu64 "\nestimates %" PRIu64
+		       "\nstreams_failed %" PRIu64 "\nalloc_failed %" PRIu64 "\n",
+		       v[0], v[1], v[2], v[3]);
+	return MNL_CB_OK;
+}
+
+static int simple_cmd(uint8_t cmd, mnl_cb_t cb)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = request(buf, family_id, cmd, NLM_F_ACK,
+				       IMTCP_GENL_VERSION);
+
+	if (run(nlh, cb, NULL) < 0) {
+		if (errno == EPERM)
+			fprintf(stderr, "imtcp-stat: permission denied: this needs CAP_NET_ADMIN\n");
+		else
+			perror("imtcp-stat");
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* Stream every estimate as the module makes it. */
+static int watch(void)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	int n;
+
+	if (!mcgrp_id ||
+	    mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &mcgrp_id,
+				  sizeof(mcgrp_id)) < 0) {
+		perror("imtcp-stat: joining the estimates group");
+		return EXIT_FAILURE;
+	}
+	if (!opt.json)
+		print_header();
+	for (;;) {
+		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == ENOBUFS) {
+				fprintf(stderr, "imtcp-stat: events lost (receive buffer full)\n");
+				continue;
+			}
+			perror("imtcp-stat: receive");
+			return EXIT_FAILURE;
+		}
+		mnl_cb_run(buf, n, 0, 0, cb_sock, NULL);
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: imtcp-stat [OPTIONS] [FILTER]\n"
+		"       imtcp-stat monitor [-j]\n"
+		"Show the available-bandwidth estimates of imtcp connections in this\n"
+		"network namespace.\n\n"
+		"  -j, --json          JSON: one document; with -w one object per line\n"
+		"  -w, --watch         stream each estimate as it is made (= monitor)\n"
+		"  -i, --interval SEC  list again every SEC seconds\n"
+		"  -s, --stats         module-wide statistics\n"
+		"      --reset-stats   zero the statistics (needs CAP_NET_ADMIN)\n"
+		"  -h, --help          this text\n"
+		"  -V, --version       version\n\n"
+		"FILTER: any of  sport PORT  dport PORT  src ADDR  dst ADDR  cookie N\n\n"
+		"Exit status: 0 shown, 1 error, 2 usage, 3 imtcp not loaded,\n"
+		"4 no imtcp socket matched.\n");
+}
+
+static long number(const char *s, long max)
+{
+	char *end;
+	long v = strtol(s, &end, 0);
+
+	if (!*s || *end || v < 0 || v > max) {
+		fprintf(stderr, "imtcp-stat: bad number: %s\n", s);
+		exit(EXIT_USAGE);
+	}
+	return v;
+}
+
+static void parse_filter(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i += 2) {
+		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v) {
+			fprintf(stderr, "imtcp-stat: %s needs a value\n", k);
+			exit(EXIT_USAGE);
+		}
+		if (*v == ':')
+			v++;
+		if (!strcmp(k, "sport")) {
+			opt.f.sport = number(v, 65535);
+		} else if (!strcmp(k, "dport")) {
+			opt.f.dport = number(v, 65535);
+		} else if (!strcmp(k, "src") || !strcmp(k, "dst")) {
+			unsigned char tmp[16];
+			char *to = k[0] == 's' ? opt.f.src : opt.f.dst;
+			int af = strchr(v, ':') ? AF_INET6 : AF_INET;
+
+			if (inet_pton(af, v, tmp) != 1) {
+				fprintf(stderr, "imtcp-stat: bad address: %s\n", v);
+				exit(EXIT_USAGE);
+			}
+			inet_ntop(af, tmp, to, INET6_ADDRSTRLEN);
+		} else if (!strcmp(k, "cookie")) {
+			opt.f.cookie = strtoull(v, NULL, 0);
+			opt.f.by_cookie = true;
+		} else {
+			fprintf(stderr, "imtcp-stat: unknown filter: %s\n", k);
+			exit(EXIT_USAGE);
+		}
+	}
+}
+
+static void parse_args(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "reset-stats", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	if (argc > 1 && !strcmp(argv[1], "monitor")) {
+		opt.watch = true;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	while ((c = getopt_long(argc, argv, "jwi:shV", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j': opt.json = true; break;
+		case 'w': opt.watch = true; break;
+		case 's': opt.stats = true; break;
+		case 'R': opt.reset = true; break;
+		case 'i':
+			opt.interval = strtod(optarg, &end);
+			if (*end || opt.interval <= 0) {
+				fprintf(stderr, "imtcp-stat: bad interval: %s\n", optarg);
+				exit(EXIT_USAGE);
+			}
+			break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("imtcp-stat %s\n", IMTCP_STAT_VERSION); exit(0);
+		default: usage(stderr); exit(EXIT_USAGE);
+		}
+	}
+	parse_filter(argc - optind, argv + optind);
+}
+
+int main(int argc, char **argv)
+{
+	int one = 1;
+
+	parse_args(argc, argv);
+	nl = mnl_socket_open(NETLINK_GENERIC);
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		perror("imtcp-stat: netlink socket");
+		return EXIT_FAILURE;
+	}
+	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	resolve_family();
+	if (opt.reset)
+		return simple_cmd(IMTCP_CMD_RESET_STATS, NULL);
+	if (opt.stats)
+		return simple_cmd(IMTCP_CMD_GET_STATS, cb_stats);
+	if (opt.watch)
+		return watch();
+	for (;;) {
+		int n = dump_once();
+
+		if (!opt.interval)
+			return n ? 0 : EXIT_NO_SOCKETS;
+		usleep((useconds_t)(opt.interval * 1e6));
+	}
+}
