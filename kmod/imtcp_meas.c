@@ -218,6 +218,7 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 		imtcp_est_bound(&m->est, m->dlv_max - m->dlv_max / 4,
 				IMTCP_CAP_MUL * max(m->dlv_max, rate_hint(sk)));
 	imtcp_plan_stream(&m->est, &m->cfg, m->cu.stream, st);
+	st->seg_bytes = tp->mss_cache;
 	m->stream_seq[m->cu.stream] = tp->snd_nxt;
 	m->mss = tp->mss_cache;
 	shape(sk, m);
@@ -339,7 +340,8 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 
 		imtcp_analyse_stream(st, &m->cfg, ceiling);
 		trace_imtcp_stream(m->cookie, i, st->lo_bps, st->hi_bps,
-				   m->cfg.n, st->nsamples, st->outcome);
+				   m->cfg.n, st->seg_bytes, st->nsamples,
+				   st->outcome);
 	}
 	raw = imtcp_combine(m->st, m->cfg.k, m->cfg.n, &edge);
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
@@ -373,6 +375,7 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 		imtcp_stat_stream_failed();
 		trace_imtcp_stream(m->cookie, stream, m->st[stream].lo_bps,
 				   m->st[stream].hi_bps, v.sent,
+				   m->st[stream].seg_bytes,
 				   m->st[stream].nsamples, IMTCP_OUT_NONE);
 	}
 	if (flags & IMTCP_CU_MEASURED)

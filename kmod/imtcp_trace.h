@@ -44,13 +44,14 @@ TRACE_EVENT(imtcp_state,
 
 TRACE_EVENT(imtcp_stream,
 	    TP_PROTO(u64 cookie, u32 index, u64 lo_bps, u64 hi_bps, u32 segs,
-		     u32 samples, u32 outcome),
-	    TP_ARGS(cookie, index, lo_bps, hi_bps, segs, samples, outcome),
+		     u32 mss, u32 samples, u32 outcome),
+	    TP_ARGS(cookie, index, lo_bps, hi_bps, segs, mss, samples, outcome),
 	    TP_STRUCT__entry(__field(u64, cookie)
 			     __field(u64, lo_bps)
 			     __field(u64, hi_bps)
 			     __field(u32, index)
 			     __field(u32, segs)
+			     __field(u32, mss)
 			     __field(u32, samples)
 			     __field(u32, outcome)
 	    ),
@@ -59,12 +60,14 @@ TRACE_EVENT(imtcp_stream,
 			   __entry->hi_bps = hi_bps;
 			   __entry->index = index;
 			   __entry->segs = segs;
+			   __entry->mss = mss;
 			   __entry->samples = samples;
 			   __entry->outcome = outcome;
 	    ),
-	    TP_printk("cookie=%llu stream=%u rate=%llu-%llu segs=%u samples=%u outcome=%s",
+	    TP_printk("cookie=%llu stream=%u rate=%llu-%llu segs=%u mss=%u samples=%u outcome=%s",
 		      __entry->cookie, __entry->index, __entry->lo_bps,
-		      __entry->hi_bps, __entry->segs, __entry->samples,
+		      __entry->hi_bps, __entry->segs, __entry->mss,
+		      __entry->samples,
 		      __print_symbolic(__entry->outcome, { 0, "dry" },
 				       { 1, "flat" }, { 2, "rise" },
 				       { 3, "unclear" }))

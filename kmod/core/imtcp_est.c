@@ -191,6 +191,50 @@ static void fit_stream(const struct imtcp_stream *st, u32 n, u64 a,
 	f->sxd += sxd - div64_s64(sx * sd, cnt);
 }
 
+/*
+ * The rate a gap really had. Samples give real departure times only for
+ * the segments ACKs named (every second one, with delayed ACKs), so each
+ * planned rate is scaled by how much longer (or shorter) the interval
+ * between the two samples around it really took: the ramp inside the
+ * interval is kept, a sender that fell behind its plan is accounted for.
+ * Where samples do not tell (before the first, after the last, the same
+ * timestamp, no segment size known) the planned rate stands.
+ */
+static u64 real_rate(const struct imtcp_stream *st, u32 n, u32 j)
+{
+	u64 plan_us = 0;
+	u32 i, g;
+
+	if (!st->seg_bytes)
+		return imtcp_gap_rate(st, n, j);
+	for (i = 1; i < st->nsamples; i++) {
+		const struct imtcp_sample *a = &st->s[i - 1], *b = &st->s[i];
+		s32 dt = (s32)(b->tx_us - a->tx_us);
+
+		if (j < a->seg || j >= b->seg)
+			continue;
+		if (dt <= 0)
+			break;
+		for (g = a->seg; g < b->seg; g++)
+			plan_us += div64_u64((u64)st->seg_bytes * 8 * 1000000,
+					     max_t(u64, imtcp_gap_rate(st, n, g),
+						   1));
+		return div_u64(imtcp_gap_rate(st, n, j) * plan_us, dt);
+	}
+	return imtcp_gap_rate(st, n, j);
+}
+
+/* The highest rate the stream's segments really left at. */
+static u64 top_rate(const struct imtcp_stream *st, u32 n)
+{
+	u64 top = 0;
+	u32 j;
+
+	for (j = 0; j + 1 < n; j++)
+		top = max_t(u64, top, real_rate(st, n, j));
+	return top;
+}
+
 /* 2^IMTCP_INV_SHIFT * IMTCP_Q_UNIT / rate for each gap of a stream. */
 static void inv_rates(const struct imtcp_stream *st, u32 n, u64 *inv)
 {
@@ -198,7 +242,7 @@ static void inv_rates(const struct imtcp_stream *st, u32 n, u64 *inv)
 
 	for (j = 0; j + 1 < n; j++)
 		inv[j] = div64_u64((u64)IMTCP_Q_UNIT << IMTCP_INV_SHIFT,
-				   max_t(u64, imtcp_gap_rate(st, n, j), 1));
+				   max_t(u64, real_rate(st, n, j), 1));
 }
 
 /*
@@ -245,21 +289,28 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,
 		  enum imtcp_edge *edge)
 {
 	u32 i, rising = 0, c;
-	u64 bl, bu;
+	u64 bl, bu, top = 0;
 
 	*edge = IMTCP_EDGE_NONE;
 	if (!k)
 		return 0;
 	bl = st[0].lo_bps;
-	bu = st[k - 1].hi_bps;
-	for (i = 0; i < k; i++)
+	for (i = 0; i < k; i++) {
 		rising += st[i].outcome == IMTCP_OUT_RISE;
+		if (st[i].outcome == IMTCP_OUT_RISE ||
+		    st[i].outcome == IMTCP_OUT_FLAT)
+			top = max_t(u64, top, top_rate(&st[i], n));
+	}
+	/* a sender slower than planned probed only up to what it sent */
+	bu = min_t(u64, st[k - 1].hi_bps, top);
 	if (!rising) {
-		if (st[k - 1].outcome != IMTCP_OUT_FLAT)
+		if (st[k - 1].outcome != IMTCP_OUT_FLAT || !bu)
 			return 0;
 		*edge = IMTCP_EDGE_HIGH;
 		return bu;
 	}
+	if (bu <= bl)
+		return 0;
 	c = fit_measurement(st, k, n, bl, bu);
 	if (c >= IMTCP_FIT_STEPS)
 		return 0;

@@ -10,7 +10,9 @@
  * sample: the index of the last stream segment the ACK covers, that
  * segment's real departure time and its delay (ACK arrival - departure).
  * Streams whose delays end in a rise ran above A; where A lies is fitted
- * from the shape of all streams' delays together (imtcp_est.c).
+ * from the shape of all streams' delays together, over the gaps the
+ * segments really had (from the samples' departure times) rather than
+ * the planned ones (imtcp_est.c).
  *
  * Rates are in bit/s, times in us.
  */
@@ -43,6 +45,7 @@ enum imtcp_outcome {
 struct imtcp_stream {
 	u64 lo_bps;		/* rate of the first gap */
 	u64 hi_bps;		/* rate of the last gap */
+	u32 seg_bytes;		/* segment size; 0: use planned rates only */
 	u8 nsamples;
 	u8 outcome;		/* enum imtcp_outcome */
 	struct imtcp_sample s[IMTCP_N_MAX];

@@ -80,6 +80,7 @@ static double sim_stream(struct sim *s, struct imtcp_stream *st, u32 n,
 			t += mss * 8 / (double)imtcp_gap_rate(st, n, j) * 1e6;
 	}
 	st->nsamples = 0;
+	st->seg_bytes = mss;
 	for (j = 0; j < n; j++) {
 		struct imtcp_sample *x;
 		double a = ack[j];

@@ -259,34 +259,41 @@ static int cmp_double(const void *a, const void *b)
  * Poisson cross traffic: one measurement sees A over a few ms, in which
  * 1500 B cross packets arrive in bursts, so single results scatter
  * widely (p90 of |error| 30-65 Mbit/s here). What must hold is that
- * they scatter around A: the median of 200 results within 25 % of A
- * (measured: A 40 -> 47.7, the worst of the three).
+ * they scatter around A: the median of 1000 results (five seeds) within
+ * 25 % of A (measured: 37.3, 71.3 and 84.6 for A = 40, 60, 80).
  */
 TEST(poisson_results_centre_on_a)
 {
 	static const double as[] = { 40, 60, 80 };
 	struct imtcp_stream st[IMTCP_K_MAX];
-	double raw[200];
-	u32 t, i, nr;
+	static double raw[1000];
+	u32 t, i, nr, seed;
 
 	for (t = 0; t < 3; t++) {
-		struct sim s = path(as[t]);
-		struct imtcp_est e = { 0 };
+		for (seed = 1, nr = 0; seed <= 5; seed++) {
+			struct sim s = path(as[t]);
+			struct imtcp_est e = { 0 };
 
-		s.poisson = 1;
-		s.every_second = 1;
-		s.noise_us = 50;
-		imtcp_first_range(&e, 3 * MBIT);
-		for (i = 0, nr = 0; i < 220; i++) {
-			u64 r = sim_measure(&s, &e, &cfg, st, i * 40000.0);
+			s.poisson = 1;
+			s.every_second = 1;
+			s.noise_us = 50;
+			s.seed = seed;
+			imtcp_first_range(&e, 3 * MBIT);
+			for (i = 0; i < 220; i++) {
+				u64 r = sim_measure(&s, &e, &cfg, st,
+						    i * 40000.0);
 
-			if (i >= 20 && r)
-				raw[nr++] = r / 1e6;
+				if (i >= 20 && r)
+					raw[nr++] = r / 1e6;
+			}
 		}
-		ASSERT_GT(nr, 150);
+		ASSERT_GT(nr, 750);
 		qsort(raw, nr, sizeof(raw[0]), cmp_double);
-		EXPECT_LT(fabs(raw[nr / 2] - as[t]) / as[t], 0.25)
+		EXPECT_LT(fabs(raw[nr / 2] - as[t]) / as[t], 0.25) {
 			TH_LOG("A %.0f: median result %.1f", as[t], raw[nr / 2]);
+		}
+		TH_LOG("A %.0f: median of %u results %.1f", as[t], nr,
+		       raw[nr / 2]);
 	}
 }
 

@@ -9,7 +9,7 @@ module analysed, with what the module analysed and what it concluded.
 Format (lines):
   # comment
   M raw_bps edge ceiling_us k n      a measurement and the module's result
-  S lo_bps hi_bps outcome seg:delay_us ...   one line per stream
+  S lo_bps hi_bps mss outcome seg:tx_us:delay_us ...   one line per stream
 """
 import re
 import sys
@@ -29,9 +29,9 @@ def main(path, comment):
         if pending:
             ceiling = pending["ceiling"]
             print(f"M {raw} {edge} {ceiling} {len(pending['st'])} 10")
-            for lo, hi, outcome, ss in pending["st"]:
-                print(f"S {lo} {hi} {outcome} " +
-                      " ".join(f"{s}:{d}" for s, d in ss))
+            for lo, hi, mss, outcome, ss in pending["st"]:
+                print(f"S {lo} {hi} {mss} {outcome} " +
+                      " ".join(f"{s}:{t}:{d}" for s, t, d in ss))
         pending = None
 
     for line in open(path, errors="replace"):
@@ -47,7 +47,7 @@ def main(path, comment):
             continue
         if name == "imtcp_sample":
             samples.setdefault(int(f["stream"]), []).append(
-                (int(f["seg"]), int(f["delay_us"])))
+                (int(f["seg"]), int(f["tx_us"]), int(f["delay_us"])))
             dmax[0] = max(dmax[0], int(f["delay_us"]))
             continue
         if name == "imtcp_stream" and f["outcome"] != "dry":
@@ -57,7 +57,7 @@ def main(path, comment):
                 pending = {"ceiling": max(dmax), "st": []}
                 dmax = [0, dmax[0]]
             lo, hi = f["rate"].split("-")
-            pending["st"].append((lo, hi, OUTCOME[f["outcome"]],
+            pending["st"].append((lo, hi, f["mss"], OUTCOME[f["outcome"]],
                                   samples.get(i, [])))
             continue
         if name == "imtcp_estimate":
