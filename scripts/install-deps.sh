@@ -3,12 +3,15 @@
 # Install what imtcp's build, tests, benchmarks and demo need on Debian 12
 # (bookworm). Installs only what is missing; quick when all is there.
 # Needs root for apt-get.
+#   install-deps.sh           what build, tests and demo need
+#   install-deps.sh --bench   also what the benchmarks' plots need
 set -eu
 
 PKGS="build-essential make gcc libc6-dev linux-libc-dev kmod cpio gzip
 linux-image-amd64 linux-headers-amd64 linux-source-6.1
 qemu-system-x86 busybox-static iproute2 iperf3 bpftrace sparse
 perl python3 procps libmnl-dev"
+[ "${1:-}" = --bench ] && PKGS="$PKGS python3-matplotlib"
 
 missing=""
 for p in $PKGS; do

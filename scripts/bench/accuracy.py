@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Analysis for scripts/bench/accuracy.sh.
+
+  accuracy.py scenario NAME C_MBIT PORT TRACE CROSS XFER OUTDIR
+      estimates against the truth A(t) = C - cross(t) (100 ms bins);
+      writes OUTDIR/accuracy-NAME.csv, appends to OUTDIR/accuracy.jsonl
+  accuracy.py table OUTDIR C_MBIT
+      OUTDIR/accuracy.md from accuracy.jsonl; PNG plots if matplotlib is
+      there
+"""
+import bisect
+import csv
+import json
+import os
+import re
+import statistics
+import sys
+
+LINE = re.compile(r"\s(\d+\.\d+): (\w+): (.*)$")
+
+
+def fields(text):
+    return dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
+
+
+def read_trace(path, port):
+    est, connect = [], None
+    for line in open(path, errors="replace"):
+        m = LINE.search(line)
+        if not m:
+            continue
+        t, name, f = float(m.group(1)), m.group(2), fields(m.group(3))
+        if name == "imtcp_estimate":
+            est.append((t, int(f["bps"]) / 1e6, int(f["raw"]) / 1e6,
+                        int(f["srtt_us"])))
+        elif (name == "inet_sock_set_state" and f.get("dport") == port
+              and f.get("newstate") == "TCP_ESTABLISHED" and connect is None):
+            connect = t
+    return est, connect
+
+
+def read_truth(path, c):
+    rows = [tuple(map(float, l.split())) for l in open(path) if l.strip()]
+    bins = []
+    for (t0, b0), (t1, b1) in zip(rows, rows[1:]):
+        if t1 > t0:
+            bins.append((t0, c - (b1 - b0) * 8 / (t1 - t0) / 1e6))
+    return bins
+
+
+def truth_at(bins, t):
+    i = bisect.bisect_right([b[0] for b in bins], t) - 1
+    return bins[max(i, 0)][1] if bins else None
+
+
+def pct(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))] if v else float("nan")
+
+
+def step_tracking(est, bins, c, connect, srtt_s):
+    """RTTs from each step of A until an estimate is within 10 % of the
+    new level. A step: the medians of the 100 ms bins in the second before
+    and after a bin differ by more than 20 % of C (the profile's steps are
+    20-40 %; single bins jitter with the cross sender's bursts); one step
+    per 2 s."""
+    out, last = [], None
+    for k, (t1, _) in enumerate(bins):
+        if t1 < connect + 1 or (last is not None and t1 - last < 2.0):
+            continue
+        before = [b[1] for b in bins[max(0, k - 10):k]]
+        after = [b[1] for b in bins[k:k + 10]]
+        if len(before) < 10 or len(after) < 10:
+            continue
+        a0, a1 = statistics.median(before), statistics.median(after)
+        if abs(a1 - a0) < 0.2 * c:
+            continue
+        last = t1
+        hit = next((e[0] for e in est if e[0] >= t1 and
+                    abs(e[1] - a1) <= 0.1 * a1), None)
+        out.append(None if hit is None else (hit - t1) / srtt_s)
+    return out
+
+
+def scenario(name, c, port, trace, cross, xfer, outdir):
+    c = float(c)
+    est, connect = read_trace(trace, port)
+    bins = read_truth(cross, c)
+    goodput = None
+    for kv in open(xfer).read().split():
+        if kv.startswith("goodput_mbps="):
+            goodput = float(kv.split("=")[1])
+    connect = connect if connect is not None else (est[0][0] if est else 0)
+    rows, errs = [], []
+    for t, bps, raw, _ in est:
+        a = truth_at(bins, t)
+        rows.append((round(t - connect, 4), bps, raw, a))
+        if a is not None:
+            errs.append(abs(bps - a) / c)
+    with open(os.path.join(outdir, f"accuracy-{name}.csv"), "w") as f:
+        w = csv.writer(f)
+        w.writerow(["t_s", "estimate_mbps", "raw_mbps", "truth_mbps"])
+        w.writerows(rows)
+    srtt = statistics.median(e[3] for e in est) / 1e6 if est else 0.04
+    dur = (est[-1][0] - connect) if est else 0
+    steps = step_tracking(est, bins, c, connect, srtt) if name == "S1" else []
+    res = {
+        "name": name, "estimates": len(est),
+        "median_err_pct_c": 100 * statistics.median(errs) if errs else None,
+        "p90_err_pct_c": 100 * pct(errs, 0.9) if errs else None,
+        "per_rtt": len(est) / (dur / srtt) if dur > 0 else None,
+        "first_ms": 1000 * (est[0][0] - connect) if est else None,
+        "first_rtt": (est[0][0] - connect) / srtt if est else None,
+        "srtt_ms": 1000 * srtt, "goodput_mbps": goodput,
+        "truth_median": statistics.median(b[1] for b in bins) if bins else None,
+        "estimate_median": statistics.median(e[1] for e in est) if est else None,
+        "step_rtts": steps,
+    }
+    with open(os.path.join(outdir, "accuracy.jsonl"), "a") as f:
+        f.write(json.dumps(res) + "\n")
+    print(json.dumps(res))
+
+
+def fmt(x, f="{:.1f}"):
+    return "-" if x is None else f.format(x)
+
+
+def table(outdir, c):
+    res = [json.loads(l) for l in open(os.path.join(outdir, "accuracy.jsonl"))]
+    out = open(os.path.join(outdir, "accuracy.md"), "w")
+
+    def p(s=""):
+        print(s)
+        out.write(s + "\n")
+    p(f"## imtcp estimate accuracy (C = {c} Mbit/s, 20 ms each way)")
+    p()
+    p("| scenario | A truth median | estimate median | median abs err (% of C) "
+      "| p90 abs err (% of C) | estimates per RTT | first estimate ms (RTTs) "
+      "| goodput Mbit/s |")
+    p("|---|---|---|---|---|---|---|---|")
+    for r in res:
+        p(f"| {r['name']} | {fmt(r['truth_median'])} | {fmt(r['estimate_median'])} "
+          f"| {fmt(r['median_err_pct_c'])} | {fmt(r['p90_err_pct_c'])} "
+          f"| {fmt(r['per_rtt'], '{:.2f}')} | {fmt(r['first_ms'], '{:.0f}')} "
+          f"({fmt(r['first_rtt'])}) | {fmt(r['goodput_mbps'])} |")
+        if r["step_rtts"]:
+            p(f"|   steps: RTTs to within 10 % of the new A | "
+              + " ".join(fmt(x) if x is not None else "never"
+                         for x in r["step_rtts"]) + " | | | | | | |")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        p()
+        p("(no plots: python3-matplotlib is not installed)")
+        return
+    for r in res:
+        rows = list(csv.DictReader(open(os.path.join(
+            outdir, f"accuracy-{r['name']}.csv"))))
+        t = [float(x["t_s"]) for x in rows]
+        fig, ax = plt.subplots(figsize=(8, 3.5))
+        ax.plot(t, [float(x["truth_mbps"] or "nan") for x in rows],
+                label="truth A = C - cross", color="black", lw=1.5)
+        ax.plot(t, [float(x["estimate_mbps"]) for x in rows], ".",
+                label="imtcp estimate", ms=3)
+        ax.set_ylim(0, 2 * float(c))
+        ax.set_xlabel("time since connect (s)")
+        ax.set_ylabel("Mbit/s")
+        ax.set_title(f"imtcp, scenario {r['name']}")
+        ax.legend(loc="upper right")
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, f"accuracy-{r['name']}.png"), dpi=100)
+        plt.close(fig)
+
+
+if __name__ == "__main__":
+    a = sys.argv
+    if len(a) == 9 and a[1] == "scenario":
+        scenario(*a[2:])
+    elif len(a) == 4 and a[1] == "table":
+        table(a[2], a[3])
+    else:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
