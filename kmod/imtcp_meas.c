@@ -23,6 +23,7 @@
  * (last_end_seq) and tp->first_tx_mstamp holds that segment's real
  * departure time; with the ACK's arrival time that is one delay sample.
  */
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/moduleparam.h>
 #include <linux/sock_diag.h>
@@ -197,14 +198,11 @@ static void unshape(struct sock *sk, struct imtcp_meas *m)
 static u64 rate_hint(const struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u64 cwnd_rate, dlv = 0;
 
-	cwnd_rate = div_u64((u64)tcp_snd_cwnd(tp) * tp->mss_cache * 8 *
-			    USEC_PER_SEC, max(tp->srtt_us >> 3, 1U));
-	if (tp->rate_interval_us)
-		dlv = div_u64((u64)tp->rate_delivered * tp->mss_cache * 8 *
-			      USEC_PER_SEC, tp->rate_interval_us);
-	return max(cwnd_rate, dlv);
+	return max(imtcp_rate_bps(tcp_snd_cwnd(tp), tp->mss_cache,
+				  max(tp->srtt_us >> 3, 1U)),
+		   imtcp_rate_bps(tp->rate_delivered, tp->mss_cache,
+				  tp->rate_interval_us));
 }
 
 static void begin_stream(struct sock *sk, struct imtcp_meas *m)
@@ -300,18 +298,17 @@ static void take_sample(struct sock *sk, struct imtcp_meas *m,
 }
 
 /* The socket's figures for the registry's readers. */
+/* Raw figures only: readers do the arithmetic, not the ACK path. */
 static void publish_path(const struct sock *sk, struct imtcp_meas *m)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u64 dlv = 0;
 
-	if (tp->rate_interval_us)
-		dlv = div_u64((u64)tp->rate_delivered * tp->mss_cache * 8 *
-			      USEC_PER_SEC, tp->rate_interval_us);
 	WRITE_ONCE(m->pub.srtt_us, tp->srtt_us >> 3);
 	WRITE_ONCE(m->pub.min_rtt_us, tcp_min_rtt(tp));
 	WRITE_ONCE(m->pub.cwnd, tcp_snd_cwnd(tp));
-	WRITE_ONCE(m->pub.delivery, dlv);
+	WRITE_ONCE(m->pub.dlv_segs, tp->rate_delivered);
+	WRITE_ONCE(m->pub.dlv_us, tp->rate_interval_us);
+	WRITE_ONCE(m->pub.mss, tp->mss_cache);
 }
 
 static void publish_estimate(struct imtcp_meas *m)
@@ -388,13 +385,16 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 static void track_delivery(struct sock *sk, struct imtcp_meas *m,
 			   const struct rate_sample *rs)
 {
-	u64 rate;
+	u32 mss = tcp_sk(sk)->mss_cache;
+	u64 top;
 
 	if (rs->delivered <= 0 || rs->interval_us <= 0 || rs->is_app_limited)
 		return;
-	rate = div_u64((u64)rs->delivered * tcp_sk(sk)->mss_cache * 8 *
-		       USEC_PER_SEC, rs->interval_us);
-	m->dlv_max = max(m->dlv_max, rate);
+	/* compare without dividing; divide only for a new maximum */
+	if (check_mul_overflow(m->dlv_max, (u64)rs->interval_us, &top) ||
+	    (u64)rs->delivered * mss * 8 * USEC_PER_SEC <= top)
+		return;
+	m->dlv_max = imtcp_rate_bps(rs->delivered, mss, rs->interval_us);
 }
 
 /* Per ACK, after Reno has updated the window. */

@@ -21,7 +21,9 @@ struct imtcp_pub {
 	u64 raw;
 	u64 range_lo;
 	u64 range_hi;
-	u64 delivery;		/* bit/s */
+	u32 dlv_segs;		/* delivery rate: segments delivered .. */
+	u32 dlv_us;		/* .. over this many us (tp->rate_*) */
+	u32 mss;
 	unsigned long est_jiffies;	/* when the latest result came */
 	u32 measurements;
 	u32 streams_failed;
@@ -59,6 +61,12 @@ struct imtcp_meas {
 	u16 saved_gso_max_segs;		/* while a stream goes out */
 	bool shaped;			/* gso_max_segs is ours */
 };
+
+/* @segs segments of @mss bytes in @us microseconds, in bit/s (0 if @us is 0). */
+static inline u64 imtcp_rate_bps(u32 segs, u32 mss, u32 us)
+{
+	return us ? div_u64((u64)segs * mss * 8 * USEC_PER_SEC, us) : 0;
+}
 
 struct imtcp_meas *imtcp_meas_alloc(struct sock *sk);
 void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m);

@@ -94,7 +94,10 @@ static int put_figures(struct sk_buff *skb, const struct imtcp_pub *p)
 			      IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_RANGE_HI, READ_ONCE(p->range_hi),
 			      IMTCP_A_PAD) ||
-	    nla_put_u64_64bit(skb, IMTCP_A_DELIVERY, READ_ONCE(p->delivery),
+	    nla_put_u64_64bit(skb, IMTCP_A_DELIVERY,
+			      imtcp_rate_bps(READ_ONCE(p->dlv_segs),
+					     READ_ONCE(p->mss),
+					     READ_ONCE(p->dlv_us)),
 			      IMTCP_A_PAD) ||
 	    nla_put_u32(skb, IMTCP_A_AGE_MS, age) ||
 	    nla_put_u32(skb, IMTCP_A_MEASUREMENTS,
