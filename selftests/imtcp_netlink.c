@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "imtcp_nlerr.h"
 #include "uapi/imtcp.h"
 
 #ifndef SO_COOKIE
@@ -44,30 +45,12 @@ struct nl {
 	uint32_t stat_sockets;
 };
 
-/* The end of a dump. (With a control array, libmnl calls only it.) */
-static int cb_done(const struct nlmsghdr *nlh, void *data)
-{
-	return MNL_CB_STOP;
-}
-
 static int cb_error(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
 	struct nl *nl = data;
-	const struct nlattr *a;
 
-	nl->error = err->error;
-	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
-		size_t off = sizeof(*err);
-
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += mnl_nlmsg_get_payload_len(&err->msg);
-		mnl_attr_for_each(a, nlh, off)
-			if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG)
-				snprintf(nl->extack, sizeof(nl->extack), "%s",
-					 mnl_attr_get_str(a));
-	}
-	return err->error ? MNL_CB_ERROR : MNL_CB_STOP;
+	nl->error = imtcp_nl_error(nlh, nl->extack, sizeof(nl->extack));
+	return nl->error ? MNL_CB_ERROR : MNL_CB_STOP;
 }
 
 static int cb_reply(const struct nlmsghdr *nlh, void *data)
@@ -104,7 +87,7 @@ static int nl_run(struct nl *nl, struct nlmsghdr *nlh, size_t len)
 {
 	static char buf[65536];
 	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
-		[NLMSG_ERROR] = cb_error, [NLMSG_DONE] = cb_done,
+		[NLMSG_ERROR] = cb_error, [NLMSG_DONE] = imtcp_nl_done,
 	};
 	int ret;
 

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "imtcp_nlerr.h"
 #include "uapi/imtcp.h"
 
 #define EXIT_USAGE	2
@@ -78,42 +79,25 @@ static const char *rate(uint64_t bps, char *buf, size_t len)
 	return buf;
 }
 
-/* The end of a dump. (With a control array, libmnl calls only it.) */
-static int cb_done(const struct nlmsghdr *nlh, void *data)
-{
-	return MNL_CB_STOP;
-}
-
 /* Print an error from the kernel: the extended ACK's message if any. */
 static int cb_error(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-	const char *msg = NULL;
-	const struct nlattr *a;
+	char msg[256];
+	int err = imtcp_nl_error(nlh, msg, sizeof(msg));
 
-	if (err->error && (nlh->nlmsg_flags & NLM_F_ACK_TLVS)) {
-		size_t off = sizeof(*err);
-
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += mnl_nlmsg_get_payload_len(&err->msg);
-		mnl_attr_for_each(a, nlh, off)
-			if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG)
-				msg = mnl_attr_get_str(a);
-	}
-	if (err->error) {
-		errno = -err->error;
-		if (msg)
-			fprintf(stderr, "imtcp-stat: kernel says: %s\n", msg);
-		return MNL_CB_ERROR;
-	}
-	return MNL_CB_STOP;
+	if (!err)
+		return MNL_CB_STOP;
+	errno = -err;
+	if (msg[0])
+		fprintf(stderr, "imtcp-stat: kernel says: %s\n", msg);
+	return MNL_CB_ERROR;
 }
 
 static int run(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
 	static char buf[32768];
 	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
-		[NLMSG_ERROR] = cb_error, [NLMSG_DONE] = cb_done,
+		[NLMSG_ERROR] = cb_error, [NLMSG_DONE] = imtcp_nl_done,
 	};
 	int ret;
 
