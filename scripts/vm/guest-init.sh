@@ -25,4 +25,9 @@ dmesg > "$IMTCP_OUT/dmesg.log"
 echo "$rc" > "$IMTCP_OUT/rc"
 sync
 echo o > /proc/sysrq-trigger
-sleep 30
+# PID 1 must not exit while the power-off runs, or the kernel panics
+# ("Attempted to kill init") and the run looks like a kernel failure.
+# sleep lives on the 9p root, which the power-off may already have taken
+# away (seen once: "sleep: Input/output error"); then spin in the shell.
+sleep 30 2>/dev/null
+while :; do :; done
