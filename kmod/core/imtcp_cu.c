@@ -17,6 +17,22 @@
  *          than 10 segments sent so far)    -> OFF; back to STORE after.
  * "May hold" means window > N and something in flight (an ACK will come
  * to end the hold), or m segments ready (the stream can start at once).
+ *
+ * The hold budget (not in the paper). A hold costs a window-limited
+ * connection the time it holds: its ACK clock moves back by that much.
+ * The paper's windows are large, so holds are short; a loss-limited
+ * Reno window of 10-30 segments is held for most of an RTT per stream,
+ * and measuring without pause cost such a connection a third of its
+ * goodput. So holds are paid from a budget: it fills at hold_budget
+ * percent of the time, up to one RTT's worth, and every microsecond in
+ * STORE or SEND takes 100 percent-microseconds from it. A measurement
+ * (its first stream) starts only while the budget is not in debt; its
+ * other streams follow without asking, and the debt they leave is paid
+ * off before the next. The first queue_us (srtt - min_rtt) of each hold
+ * are free: while a standing queue drains, the bottleneck stays busy and
+ * the hold costs nothing. So on a full bottleneck the connection
+ * measures as the paper does, and on a thin window it measures less
+ * often instead of sending less.
  */
 #include "imtcp_cu.h"
 
@@ -40,6 +56,51 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->good = 0;
 	cu->stream = 0;
 	cu->deadline_us = 0;
+	cu->budget = IMTCP_BUDGET_MAX;
+	cu->clocked = 0;
+	cu->last_us = 0;
+	cu->free_us = 0;
+	cu->credit = 0;
+	cu->cost_us = 0;
+}
+
+/* The share of time (1-100 percent) that holds may cost. */
+void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent)
+{
+	cu->budget = clamp_t(u32, percent, 1, IMTCP_BUDGET_MAX);
+}
+
+/* Time since the last step: fill the budget, charge a hold for it. */
+static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
+{
+	s64 cap = (s64)v->srtt_us * IMTCP_BUDGET_MAX;
+	u32 dt, charge = 0, free;
+
+	dt = v->now_us - cu->last_us;
+	cu->last_us = v->now_us;
+	if (!cu->clocked) {
+		cu->clocked = 1;
+		return;
+	}
+	if (cu->state == IMTCP_STORE || cu->state == IMTCP_SEND) {
+		free = min_t(u32, dt, cu->free_us);
+		cu->free_us -= free;
+		/* a hold lasts at most an RTT; longer was an idle socket */
+		charge = v->srtt_us ? min_t(u32, dt - free, v->srtt_us) :
+				      dt - free;
+	}
+	cu->cost_us += charge;
+	if (cu->budget >= IMTCP_BUDGET_MAX)
+		return;
+	cu->credit += (s64)dt * cu->budget - (s64)charge * IMTCP_BUDGET_MAX;
+	if (cu->credit > cap)
+		cu->credit = cap;
+}
+
+/* A new measurement may start; a started one goes on regardless. */
+static bool may_start(const struct imtcp_cu *cu)
+{
+	return cu->stream || cu->budget >= IMTCP_BUDGET_MAX || cu->credit >= 0;
 }
 
 static bool may_hold(const struct imtcp_cu *cu, u32 n,
@@ -61,6 +122,13 @@ static u32 goto_state(struct imtcp_cu *cu, u32 state)
 		return 0;
 	cu->state = state;
 	return IMTCP_CU_CHANGED;
+}
+
+/* Begin a hold; the standing queue pays for its first part. */
+static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
+{
+	cu->free_us = v->queue_us;
+	return goto_state(cu, IMTCP_STORE);
 }
 
 static u32 step_store(struct imtcp_cu *cu, u32 n,
@@ -95,8 +163,9 @@ static u32 step_pass(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
 	if (!v->acked)
 		return 0;
 	cu->stream = 0;
-	return IMTCP_CU_MEASURED |
-	       goto_state(cu, may_hold(cu, n, v) ? IMTCP_STORE : IMTCP_EMPTY);
+	if (may_hold(cu, n, v) && may_start(cu))
+		return IMTCP_CU_MEASURED | hold(cu, v);
+	return IMTCP_CU_MEASURED | goto_state(cu, IMTCP_EMPTY);
 }
 
 /*
@@ -107,6 +176,7 @@ static u32 step_pass(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
 u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 		  const struct imtcp_cu_view *v)
 {
+	account(cu, v);
 	if (!v->can_measure) {
 		cu->stream = 0;
 		return goto_state(cu, IMTCP_OFF);
@@ -119,7 +189,7 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 	case IMTCP_PASS:
 		return step_pass(cu, n, v);
 	default:	/* OFF, EMPTY */
-		return may_hold(cu, n, v) ? goto_state(cu, IMTCP_STORE) : 0;
+		return may_hold(cu, n, v) && may_start(cu) ? hold(cu, v) : 0;
 	}
 }
 

@@ -23,12 +23,21 @@ enum imtcp_state {
 #define IMTCP_F		2
 #define IMTCP_M_MIN	2
 
+/* hold_budget: 100 % lets the connection measure without pause. */
+#define IMTCP_BUDGET_MAX	100
+
 struct imtcp_cu {
 	u8 state;	/* enum imtcp_state */
 	u8 m;		/* held segments that start a stream */
 	u8 good;	/* successful measurements at this m */
 	u8 stream;	/* index of the stream being formed or sent */
+	u8 clocked;	/* last_us is set */
 	u32 deadline_us;/* STORE: hold no longer than this */
+	u32 budget;	/* percent of time that holds may cost */
+	u32 last_us;	/* when the budget was last brought up to date */
+	u32 free_us;	/* left of this hold that the queue pays for */
+	s64 credit;	/* hold budget, percent-microseconds; < 0: in debt */
+	u64 cost_us;	/* holding time charged so far */
 };
 
 /* The connection as the control unit needs to see it. */
@@ -41,6 +50,8 @@ struct imtcp_cu_view {
 	bool slot_due;		/* SEND: the next segment's time has come */
 	bool acked;		/* PASS: every stream segment is ACKed */
 	bool can_measure;	/* Open state and pacing in effect */
+	u32 srtt_us;		/* smoothed RTT */
+	u32 queue_us;		/* standing queue: srtt - min_rtt */
 };
 
 /* What imtcp_cu_step() reports besides the new state. */
@@ -50,6 +61,7 @@ struct imtcp_cu_view {
 #define IMTCP_CU_STREAM_DONE	0x8	/* a stream was sent in full */
 
 void imtcp_cu_init(struct imtcp_cu *cu, u32 n);
+void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent);
 u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 		  const struct imtcp_cu_view *v);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);

@@ -27,6 +27,7 @@ typedef __s64 s64;
 
 #define min_t(type, a, b) ({ type _a = (a); type _b = (b); _a < _b ? _a : _b; })
 #define max_t(type, a, b) ({ type _a = (a); type _b = (b); _a > _b ? _a : _b; })
+#define clamp_t(type, v, lo, hi) min_t(type, max_t(type, v, lo), hi)
 
 static inline u64 div64_u64(u64 dividend, u64 divisor)
 {

@@ -224,6 +224,133 @@ TEST(hold_time)
 	EXPECT_EQ(4000, imtcp_hold_us(1448, 1000000, 10, 3000, 4000));
 }
 
+/*
+ * Run one measurement from STORE: each of the K holds lasts @hold_us,
+ * each stream leaves at once. Returns the flags of the last step.
+ */
+static u32 measure_once(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+			u32 hold_us)
+{
+	u32 i, f;
+
+	for (i = 0; i < K; i++) {
+		if (cu->state != IMTCP_STORE)
+			return 0;
+		cu->deadline_us = v->now_us + 1000000;
+		v->now_us += hold_us;
+		v->held = N;
+		imtcp_cu_step(cu, N, K, v);		/* -> SEND */
+		v->sent = N;
+		imtcp_cu_step(cu, N, K, v);		/* -> EMPTY / PASS */
+		v->held = 0;
+		v->sent = 0;
+		if (cu->state == IMTCP_EMPTY)
+			imtcp_cu_step(cu, N, K, v);	/* -> STORE */
+	}
+	if (cu->state != IMTCP_PASS)
+		return 0;
+	v->acked = true;
+	f = imtcp_cu_step(cu, N, K, v);
+	v->acked = false;
+	return f;
+}
+
+TEST(unlimited_budget_measures_back_to_back)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+	u32 f;
+
+	v.srtt_us = 40000;
+	f = measure_once(&cu, &v, 5000);
+	EXPECT_TRUE(f & IMTCP_CU_MEASURED);
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(4 * 5000, cu.cost_us);
+}
+
+TEST(budget_spaces_measurements_by_their_cost)
+{
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v = bulk();
+	u32 f, end;
+
+	v.srtt_us = 40000;
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_budget(&cu, 10);
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	f = measure_once(&cu, &v, 1000);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	/* 4 ms held, 4 ms passed: 4000 * 10 - 4000 * 100 in debt */
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(-360000, cu.credit);
+	/* paid off at 10 % of the time: 36 ms of not holding */
+	end = v.now_us;
+	v.now_us = end + 35900;
+	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	v.now_us = end + 36000;
+	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+}
+
+TEST(budget_never_stops_a_started_measurement)
+{
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v = bulk();
+
+	v.srtt_us = 40000;
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_budget(&cu, 1);
+	imtcp_cu_step(&cu, N, K, &v);
+	/* 30 ms holds put it deep in debt after the first stream */
+	EXPECT_TRUE(measure_once(&cu, &v, 30000) & IMTCP_CU_MEASURED);
+	EXPECT_EQ(4 * 30000, cu.cost_us);
+}
+
+TEST(a_standing_queue_pays_for_holds)
+{
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v = bulk();
+
+	v.srtt_us = 40000;
+	v.queue_us = 2000;
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_budget(&cu, 1);
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_TRUE(measure_once(&cu, &v, 1500) & IMTCP_CU_MEASURED);
+	EXPECT_EQ(0, cu.cost_us);
+	EXPECT_EQ(IMTCP_STORE, cu.state);	/* at once, nothing owed */
+	/* a hold longer than the queue pays for the rest */
+	EXPECT_TRUE(measure_once(&cu, &v, 2500) & IMTCP_CU_MEASURED);
+	EXPECT_EQ(4 * 500, cu.cost_us);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+}
+
+TEST(an_idle_hold_costs_at_most_one_rtt)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+
+	v.srtt_us = 40000;
+	cu.deadline_us = v.now_us + 1000;
+	v.now_us += 5000000;			/* nothing happened for 5 s */
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(40000, cu.cost_us);
+}
+
+TEST(budget_range)
+{
+	struct imtcp_cu cu;
+
+	imtcp_cu_init(&cu, N);
+	EXPECT_EQ(IMTCP_BUDGET_MAX, cu.budget);
+	imtcp_cu_set_budget(&cu, 0);
+	EXPECT_EQ(1, cu.budget);
+	imtcp_cu_set_budget(&cu, 1000);
+	EXPECT_EQ(IMTCP_BUDGET_MAX, cu.budget);
+}
+
 TEST(state_names)
 {
 	EXPECT_STREQ("store", imtcp_state_name(IMTCP_STORE));
