@@ -224,15 +224,36 @@ static u64 real_rate(const struct imtcp_stream *st, u32 n, u32 j)
 	return imtcp_gap_rate(st, n, j);
 }
 
-/* The highest rate the stream's segments really left at. */
-static u64 top_rate(const struct imtcp_stream *st, u32 n)
+/*
+ * The rate the stream as a whole really left at: the bytes between its
+ * first and last sampled segment over the time between their departures
+ * (samples are in segment order). Single gaps are no measure of it: a
+ * late pacing timer is followed by segments that catch up tens of us
+ * apart, "rates" of hundreds of Mbit/s that the stream as a whole never
+ * had and that the path never saw (its queue answers to what arrives
+ * over many segments). 0 if the samples do not tell.
+ */
+static u64 sustained_rate(const struct imtcp_stream *st)
 {
-	u64 top = 0;
-	u32 j;
+	const struct imtcp_sample *a = &st->s[0];
+	const struct imtcp_sample *b = &st->s[st->nsamples - 1];
+	s32 dt;
 
-	for (j = 0; j + 1 < n; j++)
-		top = max_t(u64, top, real_rate(st, n, j));
-	return top;
+	if (st->nsamples < 2 || !st->seg_bytes || b->seg <= a->seg)
+		return 0;
+	dt = (s32)(b->tx_us - a->tx_us);
+	if (dt <= 0)
+		return 0;
+	return div_u64((u64)(b->seg - a->seg) * st->seg_bytes * 8 * 1000000,
+		       dt);
+}
+
+/* How high the stream probed: its sustained rate, or its plan if unknown. */
+static u64 top_rate(const struct imtcp_stream *st)
+{
+	u64 r = sustained_rate(st);
+
+	return r ? r : st->hi_bps;
 }
 
 /* 2^IMTCP_INV_SHIFT * IMTCP_Q_UNIT / rate for each gap of a stream. */
@@ -280,10 +301,11 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 
 /*
  * One result from the k analysed streams of a measurement (rates rising
- * from stream to stream, together covering [bl, bu]). No stream rising:
- * A is above the range (edge). Otherwise the joint fit places A; at the
- * range's lowest candidate A is at or below bl (edge). Returns 0 when the
- * measurement gave no answer.
+ * from stream to stream, together covering [bl, bu]). Probed is only what
+ * the streams really sustained: above their highest sustained rate no
+ * candidate is tried. No stream rising: A is at least that rate (edge).
+ * Otherwise the joint fit places A; at the range's lowest candidate A is
+ * at or below bl (edge). Returns 0 when the measurement gave no answer.
  */
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,
 		  enum imtcp_edge *edge)
@@ -299,7 +321,7 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,
 		rising += st[i].outcome == IMTCP_OUT_RISE;
 		if (st[i].outcome == IMTCP_OUT_RISE ||
 		    st[i].outcome == IMTCP_OUT_FLAT)
-			top = max_t(u64, top, top_rate(&st[i], n));
+			top = max_t(u64, top, top_rate(&st[i]));
 	}
 	/* a sender slower than planned probed only up to what it sent */
 	bu = min_t(u64, st[k - 1].hi_bps, top);

@@ -3,10 +3,11 @@
  * Replays of measurements the module made in the VM (tests/unit/traces,
  * made by trace2replay.py from a saved imtcp:* trace): the samples each
  * stream had, the range it covered, and what the module concluded. The
- * kernel-independent code must come to the same stream outcomes and the
- * same result from the same input, so the module and the unit tests run
- * one algorithm; and the files are there to try estimator changes on
- * real VM data in milliseconds.
+ * kernel-independent code must come to the same stream outcomes (and,
+ * for a recording of the current module, the same results) from the
+ * same input, so the module and the unit tests run one algorithm; the
+ * results must stay near the truth of the run; and the files are there
+ * to try estimator changes on real VM data in milliseconds.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,14 +80,24 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Replay one file. Stream outcomes must be the module's (the analysis is
+ * the same code). The results must be the module's only for a recording
+ * of the current combine (@same_results): older recordings keep their
+ * samples and serve as data. Either way the results on this real VM
+ * data must stay near the truth: median |result - A| at most
+ * @max_err_frac of A (a regression guard; the data are fixed, so this
+ * cannot fail at random).
+ */
 static void replay_file(struct __test_metadata *_metadata, const char *name,
-			double truth_mbit)
+			double truth_mbit, bool same_results,
+			double max_err_frac)
 {
 	const struct imtcp_est_cfg cfg = {
 		.n = 10, .k = 4, .noise_us = 500, .gain_shift = 1,
 	};
 	u32 total = 0, same_outcome = 0, streams = 0, same_raw = 0, nres = 0;
-	static u64 res[4096];
+	static u64 err[4096];
 	char path[256];
 	struct replay r;
 	FILE *f;
@@ -96,7 +107,7 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 	ASSERT_NE(NULL, f) TH_LOG("cannot open %s", path);
 	while (next_measurement(f, &r)) {
 		enum imtcp_edge edge;
-		u64 raw;
+		u64 raw, a = (u64)(truth_mbit * 1e6);
 		u32 i;
 
 		ASSERT_EQ(cfg.n, r.n);
@@ -107,24 +118,36 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 		}
 		raw = imtcp_combine(r.st, r.k, cfg.n, &edge);
 		same_raw += raw == r.raw && (!raw || edge == r.edge);
-		if (raw && edge == IMTCP_EDGE_NONE && nres < 4096)
-			res[nres++] = raw;
+		if (raw && nres < 4096)
+			err[nres++] = raw > a ? raw - a : a - raw;
 		total++;
 	}
 	fclose(f);
 	ASSERT_GT(total, 50);
 	EXPECT_EQ(streams, same_outcome);
-	EXPECT_EQ(total, same_raw);
-	if (nres) {
-		qsort(res, nres, sizeof(res[0]), cmp_u64);
-		TH_LOG("%s: %u measurements, %u inside the range, median %.1f Mbit/s (truth %.1f)",
-		       name, total, nres, res[nres / 2] / 1e6, truth_mbit);
-	}
+	if (same_results)
+		EXPECT_EQ(total, same_raw);
+	ASSERT_GT(nres, total / 4);
+	qsort(err, nres, sizeof(err[0]), cmp_u64);
+	TH_LOG("%s: %u measurements, %u results, median |result - A| %.1f Mbit/s, p90 %.1f (A = %.1f)",
+	       name, total, nres, err[nres / 2] / 1e6, err[nres * 9 / 10] / 1e6,
+	       truth_mbit);
+	EXPECT_LE(err[nres / 2] / 1e6, max_err_frac * truth_mbit);
 }
 
-TEST(vm_cbr_a28_same_results_as_module)
+/*
+ * Recorded before results were capped at the streams' sustained rates:
+ * then the median error on these data was 52 Mbit/s (1.9 A), now 8.7.
+ */
+TEST(vm_cbr_a28_outcomes_and_accuracy)
 {
-	replay_file(_metadata, "cbr-a28.replay", 27.94);
+	replay_file(_metadata, "cbr-a28.replay", 27.94, false, 0.4);
+}
+
+/* Recorded by the current module: its results must be ours. */
+TEST(vm_cbr_a27_same_results_as_module)
+{
+	replay_file(_metadata, "cbr-a27.replay", 27.29, true, 0.4);
 }
 
 TEST_HARNESS_MAIN
