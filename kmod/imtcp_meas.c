@@ -37,6 +37,7 @@ static unsigned int stream_len = 10;
 static unsigned int streams = 4;
 static unsigned int noise_us = 500;
 static unsigned int gain_shift = 1;
+static unsigned int hold_budget = 5;
 static bool measure = true;
 
 static int set_stream_len(const char *val, const struct kernel_param *kp)
@@ -59,6 +60,11 @@ static int set_gain(const char *val, const struct kernel_param *kp)
 	return param_set_uint_minmax(val, kp, 0, 4);
 }
 
+static int set_budget(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, IMTCP_BUDGET_MAX);
+}
+
 static const struct kernel_param_ops stream_len_ops = {
 	.set = set_stream_len, .get = param_get_uint,
 };
@@ -75,6 +81,10 @@ static const struct kernel_param_ops gain_ops = {
 	.set = set_gain, .get = param_get_uint,
 };
 
+static const struct kernel_param_ops budget_ops = {
+	.set = set_budget, .get = param_get_uint,
+};
+
 module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
 MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10)");
 module_param_cb(streams, &streams_ops, &streams, 0644);
@@ -83,6 +93,8 @@ module_param_cb(noise_us, &noise_ops, &noise_us, 0644);
 MODULE_PARM_DESC(noise_us, "delay rise in us that a stream must exceed to count as rising (0-100000, default 500)");
 module_param_cb(gain_shift, &gain_ops, &gain_shift, 0644);
 MODULE_PARM_DESC(gain_shift, "estimate smoothing: EWMA gain 2^-gain_shift (0-4, default 1)");
+module_param_cb(hold_budget, &budget_ops, &hold_budget, 0644);
+MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segments may cost it (1-100, default 5; 100 = measure without pause)");
 module_param(measure, bool, 0644);
 MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
 
@@ -138,6 +150,9 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 	v->sent = m->cu.state == IMTCP_SEND ? stream_sent(sk, m) : 0;
 	v->slot_due = tp->tcp_wstamp_ns <= tp->tcp_clock_cache;
 	v->acked = !before(tp->snd_una, m->stream_end);
+	v->srtt_us = tp->srtt_us >> 3;
+	v->queue_us = v->srtt_us > tcp_min_rtt(tp) ?
+		      v->srtt_us - tcp_min_rtt(tp) : 0;
 }
 
 static void set_pacing(struct sock *sk, u64 rate)
@@ -364,6 +379,7 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 
 	view_of(sk, m, &v);
 	flags = imtcp_cu_step(&m->cu, m->cfg.n, m->cfg.k, &v);
+	WRITE_ONCE(m->pub.hold_us, m->cu.cost_us);
 	if (flags & IMTCP_CU_STREAM_DONE)
 		m->stream_end = tcp_sk(sk)->snd_nxt;
 	if (flags & IMTCP_CU_FAILED) {
@@ -486,6 +502,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk)
 	m->cfg.noise_us = READ_ONCE(noise_us);
 	m->cfg.gain_shift = READ_ONCE(gain_shift);
 	imtcp_cu_init(&m->cu, m->cfg.n);
+	imtcp_cu_set_budget(&m->cu, READ_ONCE(hold_budget));
 	sock_diag_save_cookie(sk, cookie);
 	m->cookie = (u64)cookie[1] << 32 | cookie[0];
 	set_identity(sk, m);

@@ -27,6 +27,7 @@ struct imtcp_pub {
 	unsigned long est_jiffies;	/* when the latest result came */
 	u32 measurements;
 	u32 streams_failed;
+	u64 hold_us;		/* hold time charged to the budget */
 	u32 srtt_us;
 	u32 min_rtt_us;
 	u32 cwnd;

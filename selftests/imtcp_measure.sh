@@ -15,6 +15,11 @@
 #   - the control unit entered STORE, SEND, PASS and EMPTY (tracepoints);
 #   - with 1 % loss, measurement is off during every CWR, Recovery and
 #     Loss episode (imtcp:imtcp_state against tcp:tcp_cong_state_set).
+#   - hold budget, 1 % loss, 10 s each: with hold_budget=2 the hold time
+#     the socket reports (netlink hold_us) stays within what the budget
+#     allows (2 % of the transfer, plus at most one RTT of credit and one
+#     measurement's debt, bounded generously by 12 x 100 ms), and below
+#     what the same transfer holds with hold_budget=100.
 source "$(dirname "$0")/lib.sh"
 require_root
 
@@ -25,6 +30,7 @@ CBR_MBIT=20
 SECS=20
 WORK=$(mktemp -d)
 PARAMS=/sys/module/imtcp/parameters
+STAT=$TOP/build/userspace/imtcp-stat
 TRACE_PY="$SELFTESTS_DIR/imtcp_trace.py"
 # Traces are kept with the VM run's output (build/vm/NAME) when there is one.
 keep_traces() {
@@ -36,7 +42,8 @@ trap 'trace_stop /dev/null 2>/dev/null; topo_down; keep_traces' EXIT
 test_param_ranges() {
 	local p bad old
 	for p in "stream_len 4" "stream_len 17" "streams 0" "streams 9" \
-		 "noise_us 100001" "gain_shift 5" "stream_len abc"; do
+		 "noise_us 100001" "gain_shift 5" "stream_len abc" \
+		 "hold_budget 0" "hold_budget 101"; do
 		set -- $p
 		old=$(cat $PARAMS/$1)
 		if echo "$2" > $PARAMS/$1 2>/dev/null; then
@@ -110,14 +117,55 @@ test_off_in_recovery() {
 		fail "measurement ran during loss recovery (or no recovery seen)"
 }
 
+# held_us BUDGET PORT: a 10 s transfer at that hold budget; prints the
+# transfer's seconds and the socket's hold_us.
+held_us() {
+	local budget=$1 port=$2 line cookie hold snd rcv old
+	old=$(cat $PARAMS/hold_budget)
+	echo "$budget" > $PARAMS/hold_budget || return 1
+	in_rcv "$XFER" recv -p "$port" 2>/dev/null &
+	rcv=$!
+	in_snd "$XFER" send -c $RCV_ADDR -p "$port" -C imtcp -t 10 -H 3 \
+		> "$WORK/hold.$budget" &
+	snd=$!
+	for _ in $(seq 300); do
+		[ -s "$WORK/hold.$budget" ] && break
+		sleep 0.1
+	done
+	echo "$old" > $PARAMS/hold_budget
+	line=$(cat "$WORK/hold.$budget")
+	cookie=$(field cookie "$line")
+	hold=$(in_snd "$STAT" -j cookie "$cookie" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print(r[0]["hold_us"] if len(r) == 1 else "")')
+	wait $snd $rcv
+	[ -n "$hold" ] || return 1
+	echo "$(field secs "$line") $hold"
+}
+
+test_hold_budget() {
+	local tight loose
+	shape ${C_MBIT}mbit $DELAY loss 1%
+	tight=$(held_us 2 5303) || fail "transfer at hold_budget=2"
+	loose=$(held_us 100 5304) || fail "transfer at hold_budget=100"
+	shape ${C_MBIT}mbit $DELAY
+	echo "hold_budget=2: $tight (s, hold_us); hold_budget=100: $loose"
+	set -- $tight $loose
+	awk -v s="$1" -v h="$2" 'BEGIN { exit !(h <= 0.02 * s * 1e6 + 12 * 100000) }' ||
+		fail "hold_budget=2 held $2 us in $1 s"
+	[ "$2" -lt "$4" ] || fail "the budget held no less than no budget"
+}
+
 load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 [ -d $TRACEFS/events/imtcp ] || { echo "1..0 # SKIP no tracefs"; exit $KSFT_SKIP; }
 command -v iperf3 >/dev/null || { echo "1..0 # SKIP no iperf3"; exit $KSFT_SKIP; }
 topo_up ${C_MBIT}mbit $DELAY && cross_up || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
 
-tap_begin 4
+tap_begin 5
 run_test param_ranges test_param_ranges
 run_test cbr_estimates_made test_cbr_estimate
 run_test control_unit_states test_states_visited
 run_test off_during_recovery test_off_in_recovery
+run_test hold_budget test_hold_budget
 tap_end

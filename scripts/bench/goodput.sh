@@ -21,7 +21,8 @@
 # BENCH_LOSS_PAIRING (concurrent, or sequential), BENCH_LOSS_FLOWS (4, per
 # congestion control, concurrent only), BENCH_MEASURE (1: imtcp
 # measures as it does by default; 0: the module parameter measure=N, plain
-# Reno inside imtcp).
+# Reno inside imtcp), BENCH_HOLD_BUDGET (1-100: the module parameter
+# hold_budget; default: the module's).
 # Results: $IMTCP_OUT (the VM run's directory) or build/bench:
 #   goodput.csv  one row per transfer
 #   goodput.md   the summary table
@@ -48,6 +49,11 @@ case "$MEASURE" in
 1) echo Y > /sys/module/imtcp/parameters/measure ;;
 *) echo "BENCH_MEASURE must be 0 or 1" >&2; exit 2 ;;
 esac
+if [ -n "${BENCH_HOLD_BUDGET:-}" ]; then
+	echo "$BENCH_HOLD_BUDGET" > /sys/module/imtcp/parameters/hold_budget ||
+		{ echo "BENCH_HOLD_BUDGET must be 1-100" >&2; exit 2; }
+fi
+BUDGET=$(cat /sys/module/imtcp/parameters/hold_budget)
 topo_up 50mbit 20 || { echo "cannot build the test bed"; exit 1; }
 
 port=6000
@@ -108,7 +114,7 @@ for rep in $(seq "$REPS"); do
 done
 
 [ "$PAIRING" = concurrent ] && PAIRING="concurrent, $FLOWS flows a side (goodput and retransmissions summed)"
-python3 - "$csv" "$OUT/goodput.md" "$REPS" "$SECS_CLEAN" "$SECS_LOSS" "$PAIRING" "$MEASURE" <<'PY'
+python3 - "$csv" "$OUT/goodput.md" "$REPS" "$SECS_CLEAN" "$SECS_LOSS" "$PAIRING" "$MEASURE" "$BUDGET" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 out = open(sys.argv[2], "w")
@@ -117,7 +123,7 @@ def p(s=""):
 p(f"## imtcp vs reno goodput (50 Mbit/s tbf, 20 ms each way, {sys.argv[3]} repetitions)")
 p()
 p(f"No added loss: {sys.argv[4]} s per flow, back to back. 1 % loss: {sys.argv[5]} s per flow, {sys.argv[6]}. "
-  f"imtcp measurement {'on' if sys.argv[7] == '1' else 'off (measure=N)'}.")
+  f"imtcp measurement {'on, hold_budget=' + sys.argv[8] + ' %' if sys.argv[7] == '1' else 'off (measure=N)'}.")
 p()
 p("| condition | imtcp Mbit/s (median) | reno Mbit/s (median) | ratio imtcp/reno per rep | median ratio | retrans imtcp (median) | retrans reno (median) |")
 p("|---|---|---|---|---|---|---|")
