@@ -151,8 +151,9 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 	v->slot_due = tp->tcp_wstamp_ns <= tp->tcp_clock_cache;
 	v->acked = !before(tp->snd_una, m->stream_end);
 	v->srtt_us = tp->srtt_us >> 3;
-	v->queue_us = v->srtt_us > tcp_min_rtt(tp) ?
-		      v->srtt_us - tcp_min_rtt(tp) : 0;
+	/* mdev_us: four times the mean deviation, the RTT's noise */
+	v->queue_us = v->srtt_us > tcp_min_rtt(tp) + tp->mdev_us ?
+		      v->srtt_us - tcp_min_rtt(tp) - tp->mdev_us : 0;
 }
 
 static void set_pacing(struct sock *sk, u64 rate)
@@ -307,6 +308,8 @@ static void take_sample(struct sock *sk, struct imtcp_meas *m,
 		s->tx_us = (u32)tp->first_tx_mstamp;
 		s->delay_us = (s32)(tp->tcp_mstamp - tp->first_tx_mstamp);
 		m->delay_max[0] = max(m->delay_max[0], s->delay_us);
+		if (!m->delay_min[0] || s->delay_us < m->delay_min[0])
+			m->delay_min[0] = s->delay_us;
 		trace_imtcp_sample(m->cookie, i, seg, s->tx_us, s->delay_us);
 		return;
 	}
@@ -340,13 +343,16 @@ static void publish_estimate(struct imtcp_meas *m)
 static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	s32 ceiling = max(m->delay_max[0], m->delay_max[1]);
+	s32 ceiling = imtcp_queue_ceiling(m->delay_max, m->delay_min,
+					  &m->cfg);
 	enum imtcp_edge edge;
 	u64 raw;
 	u32 i;
 
 	m->delay_max[1] = m->delay_max[0];
 	m->delay_max[0] = 0;
+	m->delay_min[1] = m->delay_min[0];
+	m->delay_min[0] = 0;
 	for (i = 0; i < m->cfg.k; i++) {
 		struct imtcp_stream *st = &m->st[i];
 
@@ -379,7 +385,7 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 
 	view_of(sk, m, &v);
 	flags = imtcp_cu_step(&m->cu, m->cfg.n, m->cfg.k, &v);
-	WRITE_ONCE(m->pub.hold_us, m->cu.cost_us);
+	WRITE_ONCE(m->pub.hold_us, m->cu.held_us);
 	if (flags & IMTCP_CU_STREAM_DONE)
 		m->stream_end = tcp_sk(sk)->snd_nxt;
 	if (flags & IMTCP_CU_FAILED) {

@@ -27,7 +27,7 @@ struct imtcp_pub {
 	unsigned long est_jiffies;	/* when the latest result came */
 	u32 measurements;
 	u32 streams_failed;
-	u64 hold_us;		/* hold time charged to the budget */
+	u64 hold_us;		/* time spent holding (STORE, SEND) */
 	u32 srtt_us;
 	u32 min_rtt_us;
 	u32 cwnd;
@@ -58,6 +58,7 @@ struct imtcp_meas {
 	u32 mss;			/* segment size of the streams */
 	u64 dlv_max;			/* highest recent delivery rate, bit/s */
 	s32 delay_max[2];		/* top sample delay, this and last */
+	s32 delay_min[2];		/* lowest, this and last (0: none) */
 	u32 streams_failed;
 	u16 saved_gso_max_segs;		/* while a stream goes out */
 	bool shaped;			/* gso_max_segs is ours */

@@ -28,9 +28,10 @@
  * STORE or SEND takes 100 percent-microseconds from it. A measurement
  * (its first stream) starts only while the budget is not in debt; its
  * other streams follow without asking, and the debt they leave is paid
- * off before the next. The first queue_us (srtt - min_rtt) of each hold
- * are free: while a standing queue drains, the bottleneck stays busy and
- * the hold costs nothing. So on a full bottleneck the connection
+ * off before the next. The first queue_us of each hold are free (the
+ * standing queue: srtt - min_rtt, less the RTT's variation, which is
+ * noise and not queue): while a standing queue drains, the bottleneck
+ * stays busy and the hold costs nothing. So on a full bottleneck the connection
  * measures as the paper does, and on a thin window it measures less
  * often instead of sending less.
  */
@@ -62,6 +63,7 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->free_us = 0;
 	cu->credit = 0;
 	cu->cost_us = 0;
+	cu->held_us = 0;
 }
 
 /* The share of time (1-100 percent) that holds may cost. */
@@ -88,6 +90,7 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 		/* a hold lasts at most an RTT; longer was an idle socket */
 		charge = v->srtt_us ? min_t(u32, dt - free, v->srtt_us) :
 				      dt - free;
+		cu->held_us += free + charge;
 	}
 	cu->cost_us += charge;
 	if (cu->budget >= IMTCP_BUDGET_MAX)

@@ -38,6 +38,7 @@ struct imtcp_cu {
 	u32 free_us;	/* left of this hold that the queue pays for */
 	s64 credit;	/* hold budget, percent-microseconds; < 0: in debt */
 	u64 cost_us;	/* holding time charged so far */
+	u64 held_us;	/* time in STORE or SEND so far, charged or not */
 };
 
 /* The connection as the control unit needs to see it. */
@@ -51,7 +52,7 @@ struct imtcp_cu_view {
 	bool acked;		/* PASS: every stream segment is ACKed */
 	bool can_measure;	/* Open state and pacing in effect */
 	u32 srtt_us;		/* smoothed RTT */
-	u32 queue_us;		/* standing queue: srtt - min_rtt */
+	u32 queue_us;		/* standing queue, beyond RTT noise */
 };
 
 /* What imtcp_cu_step() reports besides the new state. */

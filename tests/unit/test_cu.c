@@ -320,10 +320,12 @@ TEST(a_standing_queue_pays_for_holds)
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_TRUE(measure_once(&cu, &v, 1500) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(0, cu.cost_us);
+	EXPECT_EQ(4 * 1500, cu.held_us);	/* held all the same */
 	EXPECT_EQ(IMTCP_STORE, cu.state);	/* at once, nothing owed */
 	/* a hold longer than the queue pays for the rest */
 	EXPECT_TRUE(measure_once(&cu, &v, 2500) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4 * 500, cu.cost_us);
+	EXPECT_EQ(4 * 1500 + 4 * 2500, cu.held_us);
 	EXPECT_EQ(IMTCP_EMPTY, cu.state);
 }
 
