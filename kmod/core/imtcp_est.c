@@ -115,6 +115,26 @@ static u32 rel_delays(const struct imtcp_stream *st, s32 *d)
 }
 
 /*
+ * The delay of a full drop-tail queue, from the highest and lowest sample
+ * delays of this measurement and the one before (@max_us[2], @min_us[2];
+ * a minimum of 0 is none): the highest delay, if it stands more than
+ * noise_us above the lowest. Otherwise no queue was seen to fill (a
+ * sub-millisecond path, a path that never queues): 0, and flat streams
+ * count as flat.
+ */
+s32 imtcp_queue_ceiling(const s32 *max_us, const s32 *min_us,
+			const struct imtcp_est_cfg *c)
+{
+	s32 top = max_t(s32, max_us[0], max_us[1]), low = top;
+	u32 i;
+
+	for (i = 0; i < 2; i++)
+		if (min_us[i] > 0)
+			low = min_t(s32, low, min_us[i]);
+	return top - low > c->noise_us ? top : 0;
+}
+
+/*
  * Classify one stream. @ceiling_us is the highest delay the connection
  * saw lately (0: unknown): a stream that lies entirely within noise_us of
  * it met a full drop-tail queue, where delay cannot grow whatever the

@@ -79,6 +79,8 @@ struct imtcp_est_cfg {
 u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j);
 void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		       u32 i, struct imtcp_stream *st);
+s32 imtcp_queue_ceiling(const s32 *max_us, const s32 *min_us,
+			const struct imtcp_est_cfg *c);
 void imtcp_analyse_stream(struct imtcp_stream *st,
 			  const struct imtcp_est_cfg *c, s32 ceiling_us);
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,

@@ -98,6 +98,23 @@ TEST(stream_at_the_ceiling_is_unclear)
 	EXPECT_EQ(IMTCP_OUT_FLAT, st.outcome);
 }
 
+TEST(ceiling_only_where_a_queue_was_seen)
+{
+	/* delays 40-71 ms lately: a queue filled; its top is the ceiling */
+	s32 max[2] = { 71000, 70500 }, min[2] = { 45000, 40000 };
+	/* a loopback or LAN path: all delays within noise_us, no ceiling */
+	s32 lmax[2] = { 90, 120 }, lmin[2] = { 30, 25 };
+	s32 none[2] = { 0, 0 };
+
+	EXPECT_EQ(71000, imtcp_queue_ceiling(max, min, &cfg));
+	EXPECT_EQ(0, imtcp_queue_ceiling(lmax, lmin, &cfg));
+	/* no minimum known (first measurement): no evidence of a queue */
+	EXPECT_EQ(0, imtcp_queue_ceiling(max, none, &cfg));
+	min[0] = 70900;		/* within noise_us (150) of the top */
+	min[1] = 0;				/* one measurement, all high */
+	EXPECT_EQ(0, imtcp_queue_ceiling(max, min, &cfg));
+}
+
 TEST(too_few_samples_are_unclear)
 {
 	struct imtcp_stream st = { .lo_bps = MBIT, .hi_bps = 2 * MBIT,

@@ -18,9 +18,18 @@ LINE = re.compile(r"\s(\d+\.\d+): (\w+): (.*)$")
 OUTCOME = {"dry": 0, "flat": 1, "rise": 2, "unclear": 3}
 
 
+def ceiling(dmax, dmin, noise_us=500):
+    """As imtcp_queue_ceiling() (kmod/core/imtcp_est.c), for the module's
+    default noise_us."""
+    top = max(dmax)
+    low = min([top] + [d for d in dmin if d > 0])
+    return top if top - low > noise_us else 0
+
+
 def main(path, comment):
     samples = {}
     dmax = [0, 0]
+    dmin = [0, 0]       # 0: none
     pending = None      # streams of an analysed measurement
     print(f"# {comment}")
 
@@ -49,13 +58,16 @@ def main(path, comment):
             samples.setdefault(int(f["stream"]), []).append(
                 (int(f["seg"]), int(f["tx_us"]), int(f["delay_us"])))
             dmax[0] = max(dmax[0], int(f["delay_us"]))
+            if not dmin[0] or int(f["delay_us"]) < dmin[0]:
+                dmin[0] = int(f["delay_us"])
             continue
         if name == "imtcp_stream" and f["outcome"] != "dry":
             i = int(f["stream"])
             if i == 0:
                 flush(0, 0)
-                pending = {"ceiling": max(dmax), "st": []}
+                pending = {"ceiling": ceiling(dmax, dmin), "st": []}
                 dmax = [0, dmax[0]]
+                dmin = [0, dmin[0]]
             lo, hi = f["rate"].split("-")
             pending["st"].append((lo, hi, f["mss"], OUTCOME[f["outcome"]],
                                   samples.get(i, [])))
