@@ -37,7 +37,7 @@ static unsigned int stream_len = 10;
 static unsigned int streams = 4;
 static unsigned int noise_us = 500;
 static unsigned int gain_shift = 1;
-static unsigned int hold_budget = 5;
+static unsigned int hold_budget = 2;
 static bool measure = true;
 
 static int set_stream_len(const char *val, const struct kernel_param *kp)
@@ -94,7 +94,7 @@ MODULE_PARM_DESC(noise_us, "delay rise in us that a stream must exceed to count 
 module_param_cb(gain_shift, &gain_ops, &gain_shift, 0644);
 MODULE_PARM_DESC(gain_shift, "estimate smoothing: EWMA gain 2^-gain_shift (0-4, default 1)");
 module_param_cb(hold_budget, &budget_ops, &hold_budget, 0644);
-MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segments may cost it (1-100, default 5; 100 = measure without pause)");
+MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segments may cost it (1-100, default 2; 100 = measure without pause)");
 module_param(measure, bool, 0644);
 MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
 
