@@ -27,6 +27,7 @@ SELFTESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$SELFTESTS_DIR/.." && pwd)
 BIN=$TOP/build/selftests
 XFER=$BIN/xfer
+POISSON=$BIN/poisson
 
 NS_SND=imtcp-snd-$$
 NS_RTR=imtcp-rtr-$$
@@ -258,14 +259,16 @@ float_ok() {
 	awk "BEGIN { exit !($1) }"
 }
 
-# timed_send CC PORT SECS: a bulk transfer of SECS seconds over CC to a
-# receiver started for it; prints xfer's result line.
+# timed_send CC PORT SECS [XFER SEND OPTIONS]: a transfer of SECS seconds
+# over CC to a receiver started for it (bulk unless the options say -r);
+# prints xfer's result line.
 timed_send() {
 	local cc=$1 port=$2 secs=$3 rcv_pid line
+	shift 3
 	in_rcv "$XFER" recv -p "$port" 2>/dev/null &
 	rcv_pid=$!
 	if ! line=$(in_snd "$XFER" send -c $RCV_ADDR -p "$port" -C "$cc" \
-			-t "$secs"); then
+			-t "$secs" "$@"); then
 		kill "$rcv_pid" 2>/dev/null
 		wait "$rcv_pid"
 		echo "transfer failed: $cc, port $port" >&2

@@ -5,7 +5,7 @@
  *   xfer recv [-p PORT] [-o FILE|-]
  *       Accept one connection, write what arrives to FILE ('-' = stdout,
  *       default: discard), exit when the peer closes.
- *   xfer send -c ADDR [-p PORT] [-C CC] [-H SECS]
+ *   xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT] [-T FILE]
  *             (-i FILE | -n BYTES | -t SECONDS)
  *       Connect (retrying for 10 s while nothing listens), send FILE, BYTES
  *       bytes or for SECONDS seconds, wait until the receiver has read all
@@ -14,7 +14,13 @@
  *       receiver's close), retrans, segs_out, rtt_us, cwnd, delivery_mbps,
  *       cookie (SO_COOKIE) and, on an imtcp socket, cc_est_bps (its
  *       TCP_CC_INFO estimate). -H keeps the socket open SECS seconds
- *       after printing (for a reader to compare).
+ *       after printing (for a reader to compare). -r makes the sender
+ *       application-limited: it writes MBIT Mbit/s in one chunk every
+ *       40 ms, as a 25 frames/s video sender does. -T writes, every
+ *       100 ms while sending, one line "MONOTONIC_SECONDS
+ *       DELIVERY_RATE_BPS CC_BW_BPS" to FILE: tcpi_delivery_rate, and
+ *       the congestion control's own bandwidth figure from TCP_CC_INFO
+ *       (imtcp's estimate, BBR's bw; 0 for others), both in bit/s.
  *
  * Exit codes: 0 done, 1 transfer or socket error, 2 usage.
  */
@@ -25,7 +31,11 @@
 #include <getopt.h>
 #include <linux/tcp.h>
 #include <netdb.h>
+#include <linux/inet_diag.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +57,12 @@ struct opts {
 	unsigned long long bytes;
 	double secs;
 	double hold;
+	double rate_mbit;
+	const char *trace;
 };
+
+#define FRAME_SECS 0.04
+#define SAMPLE_USECS 100000
 
 static double now(void)
 {
@@ -61,7 +76,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: xfer recv [-p PORT] [-o FILE|-]\n"
-		"       xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] (-i FILE | -n BYTES | -t SECONDS)\n");
+		"       xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT] [-T FILE]\n"
+		"                 (-i FILE | -n BYTES | -t SECONDS)\n");
 	exit(2);
 }
 
@@ -177,6 +193,46 @@ static int connect_retry(const struct opts *o)
 	}
 }
 
+static void sleep_until(double t)
+{
+	struct timespec ts = { .tv_sec = (time_t)t,
+			       .tv_nsec = (long)((t - (time_t)t) * 1e9) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+/*
+ * Application-limited sending: the bytes of the frame that is due, at
+ * rate_mbit, one frame per FRAME_SECS; waits for the frame's time. A
+ * sender that fell behind catches up at once, as a video encoder's
+ * queue would.
+ */
+static ssize_t next_frame(unsigned long long sent, const struct opts *o,
+			  double t_end)
+{
+	double frame_bytes = o->rate_mbit * 1e6 / 8 * FRAME_SECS;
+	static double t0;
+	double t = now(), due;
+	long j;
+
+	if (!t0)
+		t0 = t;
+	for (;;) {
+		if (t >= t_end)
+			return 0;
+		j = (long)((t - t0) / FRAME_SECS);
+		due = (j + 1) * frame_bytes;
+		if (due - sent >= 1)
+			break;
+		sleep_until(t0 + (j + 1) * FRAME_SECS);
+		t = now();
+	}
+	due -= sent;
+	return due < sizeof(buf) ? (ssize_t)due : (ssize_t)sizeof(buf);
+}
+
 /* Fill buf from the input file; returns bytes read, 0 at its end. */
 static ssize_t next_chunk(int in, unsigned long long sent,
 			  const struct opts *o, double t_end)
@@ -189,12 +245,85 @@ static ssize_t next_chunk(int in, unsigned long long sent,
 		} while (n < 0 && errno == EINTR);
 		return n;
 	}
+	if (o->rate_mbit > 0)
+		return next_frame(sent, o, t_end);
 	if (o->bytes) {
 		unsigned long long left = o->bytes - sent;
 
 		return left < sizeof(buf) ? (ssize_t)left : (ssize_t)sizeof(buf);
 	}
 	return now() < t_end ? (ssize_t)sizeof(buf) : 0;
+}
+
+struct sampler {
+	pthread_t thread;
+	int fd;
+	FILE *out;
+	atomic_bool stop;
+};
+
+/* The congestion control's own bandwidth figure in bit/s, 0 if none. */
+static unsigned long long cc_bw_bps(int fd, const char *cc)
+{
+	union tcp_cc_info info;
+	socklen_t len = sizeof(info);
+	uint32_t *w = (uint32_t *)&info;
+
+	memset(&info, 0, sizeof(info));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CC_INFO, &info, &len))
+		return 0;
+	if (!strcmp(cc, "bbr") && len >= sizeof(info.bbr))
+		return ((unsigned long long)info.bbr.bbr_bw_hi << 32 |
+			info.bbr.bbr_bw_lo) * 8;
+	/* struct imtcp_cc_info: version 1, estimate low, estimate high */
+	if (!strcmp(cc, "imtcp") && len >= 12 && w[0] == 1)
+		return (unsigned long long)w[2] << 32 | w[1];
+	return 0;
+}
+
+static void *sample_loop(void *arg)
+{
+	struct sampler *s = arg;
+	char cc[16] = "";
+	socklen_t cclen = sizeof(cc) - 1;
+
+	getsockopt(s->fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cclen);
+	while (!atomic_load(&s->stop)) {
+		struct tcp_info ti;
+		socklen_t len = sizeof(ti);
+
+		memset(&ti, 0, sizeof(ti));
+		getsockopt(s->fd, IPPROTO_TCP, TCP_INFO, &ti, &len);
+		fprintf(s->out, "%.6f %llu %llu\n", now(),
+			(unsigned long long)ti.tcpi_delivery_rate * 8,
+			cc_bw_bps(s->fd, cc));
+		usleep(SAMPLE_USECS);
+	}
+	return NULL;
+}
+
+static int sampler_start(struct sampler *s, int fd, const char *path)
+{
+	s->fd = fd;
+	atomic_init(&s->stop, false);
+	s->out = fopen(path, "w");
+	if (!s->out) {
+		perror("xfer: open trace file");
+		return -1;
+	}
+	if (pthread_create(&s->thread, NULL, sample_loop, s)) {
+		fprintf(stderr, "xfer: cannot start the sampler\n");
+		fclose(s->out);
+		return -1;
+	}
+	return 0;
+}
+
+static void sampler_stop(struct sampler *s)
+{
+	atomic_store(&s->stop, true);
+	pthread_join(s->thread, NULL);
+	fclose(s->out);
 }
 
 static void print_result(int fd, const struct opts *o,
@@ -232,6 +361,7 @@ static void print_result(int fd, const struct opts *o,
 static int do_send(const struct opts *o)
 {
 	unsigned long long sent = 0;
+	struct sampler smp;
 	double t0, t_end;
 	int fd, in = -1;
 	ssize_t n;
@@ -247,8 +377,10 @@ static int do_send(const struct opts *o)
 	fd = connect_retry(o);
 	if (fd < 0)
 		return 1;
+	if (o->trace && sampler_start(&smp, fd, o->trace))
+		return 1;
 	t0 = now();
-	t_end = t0 + o->secs;
+	t_end = o->secs > 0 ? t0 + o->secs : 1e300;
 	while ((n = next_chunk(in, sent, o, t_end)) > 0) {
 		if (write_all(fd, buf, n)) {
 			perror("xfer: send");
@@ -269,6 +401,8 @@ static int do_send(const struct opts *o)
 		perror("xfer: waiting for the receiver");
 		return 1;
 	}
+	if (o->trace)
+		sampler_stop(&smp);
 	print_result(fd, o, sent, now() - t0);
 	if (o->hold > 0)
 		usleep((useconds_t)(o->hold * 1e6));
@@ -283,7 +417,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
-	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:")) != -1) {
+	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:T:")) != -1) {
 		switch (c) {
 		case 'c': o.addr = optarg; break;
 		case 'p': o.port = optarg; break;
@@ -293,13 +427,16 @@ int main(int argc, char **argv)
 		case 'n': o.bytes = strtoull(optarg, NULL, 0); break;
 		case 't': o.secs = atof(optarg); break;
 		case 'H': o.hold = atof(optarg); break;
+		case 'r': o.rate_mbit = atof(optarg); break;
+		case 'T': o.trace = optarg; break;
 		default: usage();
 		}
 	}
 	if (!strcmp(argv[1], "recv"))
 		return do_recv(&o);
 	if (strcmp(argv[1], "send") || !o.addr ||
-	    (!o.in && !o.bytes && o.secs <= 0))
+	    (!o.in && !o.bytes && o.secs <= 0) || o.rate_mbit < 0 ||
+	    (o.rate_mbit > 0 && (o.in || o.bytes)))
 		usage();
 	return do_send(&o);
 }

@@ -2,12 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """Analysis for scripts/bench/accuracy.sh.
 
-  accuracy.py scenario NAME C_MBIT PORT TRACE CROSS XFER OUTDIR
-      estimates against the truth A(t) = C - cross(t) (100 ms bins);
+  accuracy.py scenario NAME C_MBIT WORKDIR OUTDIR
+      imtcp's estimates, its tcpi_delivery_rate and BBR's bandwidth
+      estimate against the truth A(t) = C - cross(t) (100 ms bins) of
+      their own run; imtcp's goodput over reno's. Reads WORKDIR/NAME.*;
       writes OUTDIR/accuracy-NAME.csv, appends to OUTDIR/accuracy.jsonl
+  accuracy.py together NAME WORKDIR OUTDIR
+      flows run together (WORKDIR/NAME.*.xfer): goodputs, Jain's index,
+      imtcp/reno share; appends to OUTDIR/together.jsonl
   accuracy.py table OUTDIR C_MBIT
-      OUTDIR/accuracy.md from accuracy.jsonl; PNG plots if matplotlib is
-      there
+      OUTDIR/accuracy.md from the .jsonl files; PNG plots if matplotlib
+      is there
 """
 import bisect
 import csv
@@ -83,14 +88,75 @@ def step_tracking(est, bins, c, connect, srtt_s):
     return out
 
 
-def scenario(name, c, port, trace, cross, xfer, outdir):
+def xfer_fields(path):
+    try:
+        return fields(open(path).read())
+    except OSError:
+        return {}
+
+
+def sample_errors(path, bins, c, column, t_from):
+    """|rate - A| / C for the 100 ms samples of xfer -T (column 1:
+    tcpi_delivery_rate, 2: the congestion control's own figure), from
+    t_from on, skipping zeros (no figure yet)."""
+    errs = []
+    try:
+        lines = open(path).read().split("\n")
+    except OSError:
+        return errs
+    for line in lines:
+        v = line.split()
+        if len(v) < 3 or float(v[0]) < t_from or int(v[column]) == 0:
+            continue
+        a = truth_at(bins, float(v[0]))
+        if a is not None:
+            errs.append(abs(int(v[column]) / 1e6 - a) / c)
+    return errs
+
+
+def first_sample(path):
+    try:
+        return float(open(path).readline().split()[0])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def write_series(path, sources):
+    """The 100 ms samples as t_s (since each run's first sample), source,
+    mbps, for the plots."""
+    with open(path, "w") as f:
+        out = csv.writer(f)
+        out.writerow(["t_s", "source", "mbps"])
+        for label, spath, col in sources:
+            t0 = first_sample(spath)
+            try:
+                lines = open(spath).read().split("\n")
+            except OSError:
+                continue
+            for line in lines:
+                v = line.split()
+                if len(v) == 3 and int(v[col]):
+                    out.writerow([round(float(v[0]) - t0, 3), label,
+                                  int(v[col]) / 1e6])
+
+
+def med(v):
+    return 100 * statistics.median(v) if v else None
+
+
+def scenario(name, c, workdir, outdir):
     c = float(c)
-    est, connect = read_trace(trace, port)
-    bins = read_truth(cross, c)
-    goodput = None
-    for kv in open(xfer).read().split():
-        if kv.startswith("goodput_mbps="):
-            goodput = float(kv.split("=")[1])
+    wf = lambda suffix: os.path.join(workdir, f"{name}.{suffix}")
+    port = open(wf("imtcp.port")).read().strip()
+    est, connect = read_trace(wf("imtcp.trace"), port)
+    bins = read_truth(wf("imtcp.cross"), c)
+    goodput = float(xfer_fields(wf("imtcp.xfer")).get("goodput_mbps", "nan"))
+    reno = float(xfer_fields(wf("reno.xfer")).get("goodput_mbps", "nan"))
+    bbr_bins = read_truth(wf("bbr.cross"), c)
+    t_bbr = first_sample(wf("bbr.samples"))
+    dlv = sample_errors(wf("imtcp.samples"), bins, c, 1,
+                        first_sample(wf("imtcp.samples")))
+    bbr = sample_errors(wf("bbr.samples"), bbr_bins, c, 2, t_bbr)
     connect = connect if connect is not None else (est[0][0] if est else 0)
     rows, errs = [], []
     for t, bps, raw, _ in est:
@@ -102,6 +168,9 @@ def scenario(name, c, port, trace, cross, xfer, outdir):
         w = csv.writer(f)
         w.writerow(["t_s", "estimate_mbps", "raw_mbps", "truth_mbps"])
         w.writerows(rows)
+    write_series(os.path.join(outdir, f"accuracy-{name}-series.csv"),
+                 [("imtcp tcpi_delivery_rate", wf("imtcp.samples"), 1),
+                  ("BBR bw (own run)", wf("bbr.samples"), 2)])
     srtt = statistics.median(e[3] for e in est) / 1e6 if est else 0.04
     dur = (est[-1][0] - connect) if est else 0
     steps = step_tracking(est, bins, c, connect, srtt) if name == "S1" else []
@@ -116,6 +185,14 @@ def scenario(name, c, port, trace, cross, xfer, outdir):
         "truth_median": statistics.median(b[1] for b in bins) if bins else None,
         "estimate_median": statistics.median(e[1] for e in est) if est else None,
         "step_rtts": steps,
+        "goodput_ratio": goodput / reno if reno > 0 else None,
+        "dlv_median_err_pct_c": med(dlv),
+        "dlv_p90_err_pct_c": 100 * pct(dlv, 0.9) if dlv else None,
+        "bbr_median_err_pct_c": med(bbr),
+        "bbr_p90_err_pct_c": 100 * pct(bbr, 0.9) if bbr else None,
+        "dlv_median_mbps": statistics.median(
+            int(l.split()[1]) / 1e6 for l in open(wf("imtcp.samples"))
+            if len(l.split()) == 3) if dlv else None,
     }
     with open(os.path.join(outdir, "accuracy.jsonl"), "a") as f:
         f.write(json.dumps(res) + "\n")
@@ -126,8 +203,28 @@ def fmt(x, f="{:.1f}"):
     return "-" if x is None else f.format(x)
 
 
+def together(name, workdir, outdir):
+    flows = []
+    for f in sorted(os.listdir(workdir)):
+        if f.startswith(name + ".") and f.endswith(".xfer"):
+            kv = xfer_fields(os.path.join(workdir, f))
+            flows.append((kv.get("cc", "?"), float(kv["goodput_mbps"])))
+    g = [x[1] for x in flows]
+    res = {"name": name, "flows": flows,
+           "jain": sum(g) ** 2 / (len(g) * sum(x * x for x in g)) if g else None}
+    by = {}
+    for cc, x in flows:
+        by.setdefault(cc, []).append(x)
+    if "imtcp" in by and "reno" in by:
+        res["share"] = sum(by["imtcp"]) / sum(by["reno"])
+    with open(os.path.join(outdir, "together.jsonl"), "a") as f:
+        f.write(json.dumps(res) + "\n")
+    print(json.dumps(res))
+
+
 def table(outdir, c):
-    res = [json.loads(l) for l in open(os.path.join(outdir, "accuracy.jsonl"))]
+    apath = os.path.join(outdir, "accuracy.jsonl")
+    res = [json.loads(l) for l in open(apath)] if os.path.exists(apath) else []
     out = open(os.path.join(outdir, "accuracy.md"), "w")
 
     def p(s=""):
@@ -135,19 +232,38 @@ def table(outdir, c):
         out.write(s + "\n")
     p(f"## imtcp estimate accuracy (C = {c} Mbit/s, 20 ms each way)")
     p()
+    p("Errors are |figure - A| / C: imtcp's estimate (imtcp_estimate "
+      "tracepoint), the same flow's tcpi_delivery_rate (every 100 ms), and "
+      "a BBR flow's bandwidth estimate (TCP_CC_INFO, every 100 ms) in its "
+      "own run over the same profile; each against the truth of its run. "
+      "Goodput ratio: imtcp over a reno flow's in a third run.")
+    p()
     p("| scenario | A truth median | estimate median | median abs err (% of C) "
       "| p90 abs err (% of C) | estimates per RTT | first estimate ms (RTTs) "
-      "| goodput Mbit/s |")
-    p("|---|---|---|---|---|---|---|---|")
+      "| delivery_rate median (err median / p90 % of C) "
+      "| BBR bw err median / p90 (% of C) | goodput Mbit/s (ratio to reno) |")
+    p("|---|---|---|---|---|---|---|---|---|---|")
     for r in res:
         p(f"| {r['name']} | {fmt(r['truth_median'])} | {fmt(r['estimate_median'])} "
           f"| {fmt(r['median_err_pct_c'])} | {fmt(r['p90_err_pct_c'])} "
           f"| {fmt(r['per_rtt'], '{:.2f}')} | {fmt(r['first_ms'], '{:.0f}')} "
-          f"({fmt(r['first_rtt'])}) | {fmt(r['goodput_mbps'])} |")
+          f"({fmt(r['first_rtt'])}) | {fmt(r.get('dlv_median_mbps'))} "
+          f"({fmt(r.get('dlv_median_err_pct_c'))} / {fmt(r.get('dlv_p90_err_pct_c'))}) "
+          f"| {fmt(r.get('bbr_median_err_pct_c'))} / {fmt(r.get('bbr_p90_err_pct_c'))} "
+          f"| {fmt(r['goodput_mbps'])} ({fmt(r.get('goodput_ratio'), '{:.3f}')}) |")
         if r["step_rtts"]:
             p(f"|   steps: RTTs to within 10 % of the new A | "
               + " ".join(fmt(x) if x is not None else "never"
-                         for x in r["step_rtts"]) + " | | | | | | |")
+                         for x in r["step_rtts"]) + " | | | | | | | | |")
+    tpath = os.path.join(outdir, "together.jsonl")
+    if os.path.exists(tpath):
+        p()
+        p("| flows together, no cross traffic | goodputs Mbit/s | Jain's index | imtcp/reno share |")
+        p("|---|---|---|---|")
+        for l in open(tpath):
+            t = json.loads(l)
+            p(f"| {t['name']} | " + " ".join(f"{cc} {x:.2f}" for cc, x in t["flows"])
+              + f" | {fmt(t['jain'], '{:.3f}')} | {fmt(t.get('share'), '{:.3f}')} |")
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -163,8 +279,17 @@ def table(outdir, c):
         fig, ax = plt.subplots(figsize=(8, 3.5))
         ax.plot(t, [float(x["truth_mbps"] or "nan") for x in rows],
                 label="truth A = C - cross", color="black", lw=1.5)
-        ax.plot(t, [float(x["estimate_mbps"]) for x in rows], ".",
-                label="imtcp estimate", ms=3)
+        spath = os.path.join(outdir, f"accuracy-{r['name']}-series.csv")
+        series = list(csv.DictReader(open(spath))) if os.path.exists(spath) else []
+        for label, style in (("imtcp tcpi_delivery_rate", "-"),
+                             ("BBR bw (own run)", "-")):
+            pts = [x for x in series if x["source"] == label]
+            if pts:
+                ax.plot([float(x["t_s"]) for x in pts],
+                        [float(x["mbps"]) for x in pts], style, lw=0.8,
+                        alpha=0.7, label=label)
+        ax.plot(t, [float(x["estimate_mbps"]) for x in rows], "o",
+                label="imtcp estimate", ms=3, color="C3")
         ax.set_ylim(0, 2 * float(c))
         ax.set_xlabel("time since connect (s)")
         ax.set_ylabel("Mbit/s")
@@ -177,8 +302,10 @@ def table(outdir, c):
 
 if __name__ == "__main__":
     a = sys.argv
-    if len(a) == 9 and a[1] == "scenario":
+    if len(a) == 6 and a[1] == "scenario":
         scenario(*a[2:])
+    elif len(a) == 5 and a[1] == "together":
+        together(*a[2:])
     elif len(a) == 4 and a[1] == "table":
         table(a[2], a[3])
     else:

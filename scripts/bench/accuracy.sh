@@ -8,27 +8,39 @@
 # traffic arriving at the router, counted every 100 ms (r2 rx_bytes), so
 # A(t) = C - cross(t) and no rate is assumed.
 #
-# Scenarios (CBR UDP cross traffic from iperf3, one bulk imtcp flow):
-#   S1  A = 60, 40, 60, 20, 60 % of C, BENCH_STEP_SECS (10) each
-#   S2  cross traffic at 0, 20, 40, 60, 80 % of C, BENCH_SECS (20) each
+# Scenarios S1-S4 run three times over the same cross-traffic profile, one
+# transfer at a time: imtcp (its estimates, from the imtcp_estimate
+# tracepoint, and its tcpi_delivery_rate), BBR (its bandwidth estimate,
+# from TCP_CC_INFO) and reno (goodput, for imtcp's goodput ratio).
+#   S1  A = 60, 40, 60, 20, 60 % of C, BENCH_STEP_SECS (10) each, CBR
+#   S2  CBR cross traffic at 0, 20, 40, 60, 80 % of C, BENCH_SECS (20)
+#   S3  Poisson cross traffic (selftests/poisson.c) at 30 and 60 % of C
+#   S4  application-limited senders writing 5 Mbit/s in 40 ms chunks,
+#       CBR cross traffic leaving A = 40 Mbit/s
+#   S5  no cross traffic: 4 imtcp flows together (Jain's index), then one
+#       imtcp and one reno flow together (share)
 # Output in $IMTCP_OUT (or build/bench): accuracy-S*.csv (time, estimate,
-# truth), accuracy.md (the table), and PNG plots when python3-matplotlib
-# is installed.
+# truth), accuracy.md (the tables), and PNG plots when python3-matplotlib
+# is installed. BENCH_ONLY="S1 S3" runs only those scenarios.
 source "$(dirname "$0")/../../selftests/lib.sh"
 
 C=${BENCH_C_MBIT:-50}
 SECS=${BENCH_SECS:-20}
 STEP=${BENCH_STEP_SECS:-10}
+ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S5}
 OUT=${IMTCP_OUT:-$TOP/build/bench}
+PY=$TOP/scripts/bench/accuracy.py
 SHAPE_BURST=3028
 WORK=$(mktemp -d)
 trap 'trace_stop /dev/null 2>/dev/null; topo_down; rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
-rm -f "$OUT"/accuracy*
+rm -f "$OUT"/accuracy* "$OUT"/together.jsonl
 
 load_imtcp || exit 1
+modprobe -q tcp_bbr || { echo "no tcp_bbr module"; exit 1; }
 topo_up ${C}mbit 20 && cross_up || { echo "cannot build the test bed"; exit 1; }
 in_rcv iperf3 -s -p 5201 >/dev/null 2>&1 &
+port=6100
 
 # sample_cross FILE: monotonic time and r2 rx_bytes every 100 ms, until
 # killed; prints its PID.
@@ -44,14 +56,18 @@ while True:
 	echo $!
 }
 
-# cross_profile "MBIT:SECS ...": CBR cross traffic, one rate after another.
+# cross_profile KIND "MBIT:SECS ...": cross traffic (cbr or poisson), one
+# rate after another.
 cross_profile() {
-	local step rate secs
-	for step in $1; do
+	local kind=$1 step rate secs
+	for step in $2; do
 		rate=${step%%:*}
 		secs=${step##*:}
 		if [ "$rate" = 0 ]; then
 			sleep "$secs"
+		elif [ "$kind" = poisson ]; then
+			in_x "$POISSON" -c $RCV_ADDR -b "$rate" -t "$secs" \
+				-s $RANDOM >/dev/null
 		else
 			in_x iperf3 -c $RCV_ADDR -p 5201 -u -b "${rate}M" -l 1448 \
 				-t "$secs" >/dev/null 2>&1
@@ -59,31 +75,76 @@ cross_profile() {
 	done
 }
 
-# scenario NAME "MBIT:SECS ...": one imtcp bulk transfer for the whole
-# profile, with tracing and truth sampling.
-scenario() {
-	local name=$1 profile=$2 total=0 step sampler port cross
+# run_one NAME CC KIND PROFILE [XFER OPTIONS]: one transfer over CC for the
+# whole profile, truth sampled alongside. Files: $WORK/NAME.CC.{cross,
+# xfer,samples}, and for imtcp NAME.imtcp.{trace,port}.
+run_one() {
+	local name=$1 cc=$2 kind=$3 profile=$4 total=0 step sampler cross
+	shift 4
 	for step in $profile; do
 		total=$((total + ${step##*:}))
 	done
-	port=$((6100 + RANDOM % 100))
-	echo mono > $TRACEFS/trace_clock
-	trace_start imtcp/imtcp_estimate sock/inet_sock_set_state || return 1
-	sampler=$(sample_cross "$WORK/$name.cross")
-	cross_profile "$profile" &
+	port=$((port + 1))
+	if [ "$cc" = imtcp ]; then
+		echo mono > $TRACEFS/trace_clock
+		trace_start imtcp/imtcp_estimate sock/inet_sock_set_state || return 1
+		echo $port > "$WORK/$name.imtcp.port"
+	fi
+	sampler=$(sample_cross "$WORK/$name.$cc.cross")
+	cross_profile "$kind" "$profile" &
 	cross=$!
-	timed_send imtcp $port "$total" > "$WORK/$name.xfer"
+	timed_send "$cc" $port "$total" -T "$WORK/$name.$cc.samples" "$@" \
+		> "$WORK/$name.$cc.xfer"
 	wait $cross
 	kill "$sampler" 2>/dev/null
-	trace_stop "$WORK/$name.trace"
-	echo "$name: $(cat "$WORK/$name.xfer")"
-	python3 "$TOP/scripts/bench/accuracy.py" scenario "$name" "$C" "$port" \
-		"$WORK/$name.trace" "$WORK/$name.cross" "$WORK/$name.xfer" "$OUT"
+	[ "$cc" = imtcp ] && trace_stop "$WORK/$name.imtcp.trace"
+	echo "$name $cc: $(cat "$WORK/$name.$cc.xfer")"
+}
+
+# scenario NAME KIND PROFILE [XFER OPTIONS]: imtcp, bbr, reno in turn.
+scenario() {
+	local name=$1 kind=$2 profile=$3 cc
+	shift 3
+	for cc in imtcp bbr reno; do
+		run_one "$name" $cc "$kind" "$profile" "$@" || return 1
+	done
+	python3 "$PY" scenario "$name" "$C" "$WORK" "$OUT"
+}
+
+# together NAME CC... : the flows at once, no cross traffic, SECS long.
+together() {
+	local name=$1 cc i=0 pids=""
+	shift
+	for cc in "$@"; do
+		i=$((i + 1))
+		port=$((port + 1))
+		timed_send "$cc" $port "$SECS" > "$WORK/$name.$i.xfer" &
+		pids="$pids $!"
+	done
+	for cc in $pids; do
+		wait "$cc" || return 1
+	done
+	cat "$WORK/$name".*.xfer
+	python3 "$PY" together "$name" "$WORK" "$OUT"
 }
 
 p() { echo "$(($1 * C / 100))"; }
-scenario S1 "$(p 40):$STEP $(p 60):$STEP $(p 40):$STEP $(p 80):$STEP $(p 40):$STEP"
-for pct in 0 20 40 60 80; do
-	scenario "S2-$pct" "$(p $pct):$SECS"
-done
-python3 "$TOP/scripts/bench/accuracy.py" table "$OUT" "$C"
+want() { echo " $ONLY " | grep -q " $1 "; }
+want S1 && scenario S1 cbr \
+	"$(p 40):$STEP $(p 60):$STEP $(p 40):$STEP $(p 80):$STEP $(p 40):$STEP"
+if want S2; then
+	for pct in 0 20 40 60 80; do
+		scenario "S2-$pct" cbr "$(p $pct):$SECS"
+	done
+fi
+if want S3; then
+	for pct in 30 60; do
+		scenario "S3-$pct" poisson "$(p $pct):$SECS"
+	done
+fi
+want S4 && scenario S4 cbr "$((C > 40 ? C - 40 : 0)):$SECS" -r 5
+if want S5; then
+	together S5-4imtcp imtcp imtcp imtcp imtcp
+	together S5-imtcp-reno imtcp reno
+fi
+python3 "$PY" table "$OUT" "$C"

@@ -176,7 +176,9 @@ mkdir -p "$out"
 	printf '\necho $? > %q\n' "$out/rc.tmp"
 } > "$out/cmd"
 
-append="console=ttyS0 panic=-1 loglevel=4 IMTCP_TOP=$top IMTCP_OUT=$out"
+# IMTCP_VM_CMDLINE: more kernel parameters, e.g. for debugging
+# "loglevel=7 softlockup_all_cpu_backtrace=1".
+append="console=ttyS0 panic=-1 loglevel=5 softlockup_all_cpu_backtrace=1 IMTCP_TOP=$top IMTCP_OUT=$out ${IMTCP_VM_CMDLINE:-}"
 echo "run-vm: booting $kver ($accel) for: $*" >&2
 start=$(date +%s)
 qemu_cmd "$accel" "$out"
