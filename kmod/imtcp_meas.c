@@ -148,6 +148,9 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 	v->in_flight = tcp_packets_in_flight(tp);
 	v->can_measure = can_measure(sk);
 	v->sent = m->cu.state == IMTCP_SEND ? stream_sent(sk, m) : 0;
+	/* a division, but only while a stream is out */
+	v->seg_us = m->cu.state == IMTCP_SEND ?
+		    (tp->srtt_us >> 3) / max(tcp_snd_cwnd(tp), 1U) : 0;
 	v->slot_due = tp->tcp_wstamp_ns <= tp->tcp_clock_cache;
 	v->acked = !before(tp->snd_una, m->stream_end);
 	v->srtt_us = tp->srtt_us >> 3;
@@ -228,8 +231,14 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 
 	if (!m->est.bu)
 		imtcp_first_range(&m->est, rate_hint(sk));
+	/*
+	 * The range never falls below 3/4 of the delivery rate (a lower
+	 * bound of A) nor half the window's own rate (a stream slower than
+	 * that would hold the connection back).
+	 */
 	if (!m->cu.stream)
-		imtcp_est_bound(&m->est, m->dlv_max - m->dlv_max / 4,
+		imtcp_est_bound(&m->est, max(m->dlv_max - m->dlv_max / 4,
+					     rate_hint(sk) / 2),
 				IMTCP_CAP_MUL * max(m->dlv_max, rate_hint(sk)));
 	imtcp_plan_stream(&m->est, &m->cfg, m->cu.stream, st);
 	st->seg_bytes = tp->mss_cache;
@@ -386,6 +395,7 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 	view_of(sk, m, &v);
 	flags = imtcp_cu_step(&m->cu, m->cfg.n, m->cfg.k, &v);
 	WRITE_ONCE(m->pub.hold_us, m->cu.held_us);
+	WRITE_ONCE(m->pub.stream_us, m->cu.stream_us);
 	if (flags & IMTCP_CU_STREAM_DONE)
 		m->stream_end = tcp_sk(sk)->snd_nxt;
 	if (flags & IMTCP_CU_FAILED) {

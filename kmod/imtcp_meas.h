@@ -27,7 +27,8 @@ struct imtcp_pub {
 	unsigned long est_jiffies;	/* when the latest result came */
 	u32 measurements;
 	u32 streams_failed;
-	u64 hold_us;		/* time spent holding (STORE, SEND) */
+	u64 hold_us;		/* time spent holding (STORE) */
+	u64 stream_us;		/* time spent sending streams (SEND) */
 	u32 srtt_us;
 	u32 min_rtt_us;
 	u32 cwnd;

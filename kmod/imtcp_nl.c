@@ -110,6 +110,8 @@ static int put_figures(struct sk_buff *skb, const struct imtcp_pub *p)
 	    nla_put_u32(skb, IMTCP_A_MIN_RTT_US, READ_ONCE(p->min_rtt_us)) ||
 	    nla_put_u32(skb, IMTCP_A_CWND, READ_ONCE(p->cwnd)) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_HOLD_US, READ_ONCE(p->hold_us),
+			      IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(skb, IMTCP_A_STREAM_US, READ_ONCE(p->stream_us),
 			      IMTCP_A_PAD))
 		return -EMSGSIZE;
 	return 0;

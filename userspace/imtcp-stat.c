@@ -29,7 +29,7 @@
 #endif
 
 struct row {
-	uint64_t cookie, est, raw, lo, hi, dlv, hold;
+	uint64_t cookie, est, raw, lo, hi, dlv, hold, stream;
 	uint32_t age, meas, fail, srtt, minrtt, cwnd;
 	uint8_t family, state, m;
 	uint16_t sport, dport;
@@ -212,6 +212,7 @@ static void parse_row(const struct nlmsghdr *nlh, struct row *r)
 		case IMTCP_A_MIN_RTT_US: r->minrtt = mnl_attr_get_u32(a); break;
 		case IMTCP_A_CWND: r->cwnd = mnl_attr_get_u32(a); break;
 		case IMTCP_A_HOLD_US: r->hold = mnl_attr_get_u64(a); break;
+		case IMTCP_A_STREAM_US: r->stream = mnl_attr_get_u64(a); break;
 		}
 	}
 }
@@ -273,11 +274,11 @@ static void print_json_row(const struct row *r)
 	       "\"range_bps\":[%" PRIu64 ",%" PRIu64 "],\"age_ms\":%u,"
 	       "\"measurements\":%u,\"streams_failed\":%u,\"state\":\"%s\","
 	       "\"m\":%u,\"srtt_us\":%u,\"min_rtt_us\":%u,\"cwnd\":%u,"
-	       "\"delivery_bps\":%" PRIu64 ",\"hold_us\":%" PRIu64 "}",
+	       "\"delivery_bps\":%" PRIu64 ",\"hold_us\":%" PRIu64 ",\"stream_us\":%" PRIu64 "}",
 	       r->cookie, r->family == AF_INET6 ? "inet6" : "inet",
 	       r->saddr, r->sport, r->daddr, r->dport, r->est, r->raw,
 	       r->lo, r->hi, r->age, r->meas, r->fail, state_name(r->state),
-	       r->m, r->srtt, r->minrtt, r->cwnd, r->dlv, r->hold);
+	       r->m, r->srtt, r->minrtt, r->cwnd, r->dlv, r->hold, r->stream);
 }
 
 static void show(const struct row *r)

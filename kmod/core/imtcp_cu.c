@@ -25,7 +25,12 @@
  * and measuring without pause cost such a connection a third of its
  * goodput. So holds are paid from a budget: it fills at hold_budget
  * percent of the time, up to one RTT's worth, and every microsecond in
- * STORE or SEND takes 100 percent-microseconds from it. A measurement
+ * STORE takes 100 percent-microseconds from it. A stream (SEND) is
+ * charged only for the time it takes beyond what its segments would
+ * have taken at the window's own rate, srtt / cwnd per segment: a
+ * stream at rates around A usually goes faster than that, and under a
+ * software-emulated clock a stream took four times as long as the hold
+ * before it, which charged in full left almost no measurements. A measurement
  * (its first stream) starts only while the budget is not in debt; its
  * other streams follow without asking, and the debt they leave is paid
  * off before the next. The first queue_us of each hold are free (the
@@ -59,11 +64,15 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->deadline_us = 0;
 	cu->budget = IMTCP_BUDGET_MAX;
 	cu->clocked = 0;
+	cu->waiting = 0;
 	cu->last_us = 0;
 	cu->free_us = 0;
+	cu->send_us = 0;
+	cu->send_charged = 0;
 	cu->credit = 0;
 	cu->cost_us = 0;
 	cu->held_us = 0;
+	cu->stream_us = 0;
 }
 
 /* The share of time (1-100 percent) that holds may cost. */
@@ -72,19 +81,47 @@ void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent)
 	cu->budget = clamp_t(u32, percent, 1, IMTCP_BUDGET_MAX);
 }
 
+/*
+ * A stream is charged only for the time it takes beyond what its
+ * segments would have taken at the window's own rate (a stream paced
+ * slower than the ACK clock holds the rest back).
+ */
+static u32 send_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
+		       u32 dt)
+{
+	u64 due = (u64)v->sent * v->seg_us;
+	u32 excess, charge;
+
+	cu->send_us += dt;
+	excess = cu->send_us > due ? cu->send_us - (u32)due : 0;
+	if (excess <= cu->send_charged)
+		return 0;
+	charge = excess - cu->send_charged;
+	cu->send_charged = excess;
+	return v->srtt_us ? min_t(u32, charge, v->srtt_us) : charge;
+}
+
 /* Time since the last step: fill the budget, charge a hold for it. */
 static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	s64 cap = (s64)v->srtt_us * IMTCP_BUDGET_MAX;
 	u32 dt, charge = 0, free;
+	bool waiting;
 
 	dt = v->now_us - cu->last_us;
 	cu->last_us = v->now_us;
+	waiting = cu->waiting;
+	cu->waiting = v->held > 0;
 	if (!cu->clocked) {
 		cu->clocked = 1;
 		return;
 	}
-	if (cu->state == IMTCP_STORE || cu->state == IMTCP_SEND) {
+	if (cu->state == IMTCP_SEND) {
+		cu->stream_us += dt;
+		charge = send_charge(cu, v, dt);
+	}
+	/* a hold with nothing waiting (an application between writes) is free */
+	if (cu->state == IMTCP_STORE && waiting) {
 		free = min_t(u32, dt, cu->free_us);
 		cu->free_us -= free;
 		/* a hold lasts at most an RTT; longer was an idle socket */
@@ -137,8 +174,11 @@ static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 static u32 step_store(struct imtcp_cu *cu, u32 n,
 		      const struct imtcp_cu_view *v)
 {
-	if (v->held >= cu->m && v->cwnd > n)
+	if (v->held >= cu->m && v->cwnd > n) {
+		cu->send_us = 0;
+		cu->send_charged = 0;
 		return goto_state(cu, IMTCP_SEND);
+	}
 	if (!may_hold(cu, n, v) || time_reached(v->now_us, cu->deadline_us))
 		return goto_state(cu, IMTCP_EMPTY);
 	return 0;

@@ -32,13 +32,17 @@ struct imtcp_cu {
 	u8 good;	/* successful measurements at this m */
 	u8 stream;	/* index of the stream being formed or sent */
 	u8 clocked;	/* last_us is set */
+	u8 waiting;	/* segments were held at the last step */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 budget;	/* percent of time that holds may cost */
 	u32 last_us;	/* when the budget was last brought up to date */
 	u32 free_us;	/* left of this hold that the queue pays for */
+	u32 send_us;	/* time in SEND of the current stream */
+	u32 send_charged;/* of which charged so far */
 	s64 credit;	/* hold budget, percent-microseconds; < 0: in debt */
 	u64 cost_us;	/* holding time charged so far */
-	u64 held_us;	/* time in STORE or SEND so far, charged or not */
+	u64 held_us;	/* time in STORE so far, charged or not */
+	u64 stream_us;	/* time in SEND so far */
 };
 
 /* The connection as the control unit needs to see it. */
@@ -53,6 +57,7 @@ struct imtcp_cu_view {
 	bool can_measure;	/* Open state and pacing in effect */
 	u32 srtt_us;		/* smoothed RTT */
 	u32 queue_us;		/* standing queue, beyond RTT noise */
+	u32 seg_us;		/* SEND: srtt / cwnd, a segment's time */
 };
 
 /* What imtcp_cu_step() reports besides the new state. */

@@ -54,7 +54,8 @@ enum {
 	IMTCP_A_STAT_ESTIMATES,	/* u64: results made */
 	IMTCP_A_STAT_STREAMS_FAILED,	/* u64 */
 	IMTCP_A_STAT_ALLOC_FAILED,	/* u64: sockets left without measurement */
-	IMTCP_A_HOLD_US,	/* u64: time spent holding (STORE, SEND), us */
+	IMTCP_A_HOLD_US,	/* u64: time spent holding segments (STORE), us */
+	IMTCP_A_STREAM_US,	/* u64: time spent sending streams (SEND), us */
 
 	__IMTCP_A_MAX,
 	IMTCP_A_MAX = __IMTCP_A_MAX - 1

@@ -225,8 +225,9 @@ TEST(hold_time)
 }
 
 /*
- * Run one measurement from STORE: each of the K holds lasts @hold_us,
- * each stream leaves at once. Returns the flags of the last step.
+ * Run one measurement from STORE: each of the K holds lasts @hold_us
+ * with a segment waiting from its start (a window-limited sender), each
+ * stream leaves at once. Returns the flags of the last step.
  */
 static u32 measure_once(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 			u32 hold_us)
@@ -237,6 +238,8 @@ static u32 measure_once(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 		if (cu->state != IMTCP_STORE)
 			return 0;
 		cu->deadline_us = v->now_us + 1000000;
+		v->held = 1;
+		imtcp_cu_step(cu, N, K, v);		/* one waits */
 		v->now_us += hold_us;
 		v->held = N;
 		imtcp_cu_step(cu, N, K, v);		/* -> SEND */
@@ -329,6 +332,36 @@ TEST(a_standing_queue_pays_for_holds)
 	EXPECT_EQ(IMTCP_EMPTY, cu.state);
 }
 
+TEST(a_stream_is_charged_only_beyond_the_window_rate)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+
+	v.srtt_us = 40000;
+	v.seg_us = 1000;			/* 40 segments per 40 ms */
+	cu.deadline_us = v.now_us + 100000;
+	v.held = 1;
+	imtcp_cu_step(&cu, N, K, &v);
+	v.now_us += 1000;
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);		/* 1 ms in STORE -> SEND */
+	ASSERT_EQ(IMTCP_SEND, cu.state);
+	v.now_us += 4000;
+	v.sent = 5;
+	imtcp_cu_step(&cu, N, K, &v);		/* 5 sent in 4 ms: no charge */
+	EXPECT_EQ(1000, cu.cost_us);
+	v.now_us += 8000;
+	v.sent = 8;
+	imtcp_cu_step(&cu, N, K, &v);		/* 8 in 12 ms: 4 ms late */
+	EXPECT_EQ(1000 + 4000, cu.cost_us);
+	v.now_us += 1000;
+	v.sent = N;
+	imtcp_cu_step(&cu, N, K, &v);		/* 10 in 13 ms: 3 ms late */
+	EXPECT_EQ(1000 + 4000, cu.cost_us);	/* never charged back */
+	EXPECT_EQ(1000, cu.held_us);
+	EXPECT_EQ(13000, cu.stream_us);
+}
+
 TEST(an_idle_hold_costs_at_most_one_rtt)
 {
 	struct imtcp_cu cu = started();
@@ -336,9 +369,29 @@ TEST(an_idle_hold_costs_at_most_one_rtt)
 
 	v.srtt_us = 40000;
 	cu.deadline_us = v.now_us + 1000;
+	v.held = 1;
+	imtcp_cu_step(&cu, N, K, &v);		/* a segment waits */
 	v.now_us += 5000000;			/* nothing happened for 5 s */
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(40000, cu.cost_us);
+}
+
+TEST(a_hold_with_nothing_waiting_is_free)
+{
+	struct imtcp_cu cu = started();		/* STORE, nothing held */
+	struct imtcp_cu_view v = bulk();
+
+	v.srtt_us = 40000;
+	cu.deadline_us = v.now_us + 100000;
+	v.now_us += 30000;	/* the application writes after 30 ms */
+	v.held = 4;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(0, cu.cost_us);
+	v.now_us += 2000;	/* now 4 wait for 2 ms */
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(2000, cu.cost_us);
+	EXPECT_EQ(2000, cu.held_us);
 }
 
 TEST(budget_range)
