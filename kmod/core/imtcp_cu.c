@@ -64,7 +64,6 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->deadline_us = 0;
 	cu->budget = IMTCP_BUDGET_MAX;
 	cu->clocked = 0;
-	cu->waiting = 0;
 	cu->last_us = 0;
 	cu->free_us = 0;
 	cu->send_us = 0;
@@ -106,12 +105,9 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	s64 cap = (s64)v->srtt_us * IMTCP_BUDGET_MAX;
 	u32 dt, charge = 0, free;
-	bool waiting;
 
 	dt = v->now_us - cu->last_us;
 	cu->last_us = v->now_us;
-	waiting = cu->waiting;
-	cu->waiting = v->held > 0;
 	if (!cu->clocked) {
 		cu->clocked = 1;
 		return;
@@ -120,8 +116,7 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 		cu->stream_us += dt;
 		charge = send_charge(cu, v, dt);
 	}
-	/* a hold with nothing waiting (an application between writes) is free */
-	if (cu->state == IMTCP_STORE && waiting) {
+	if (cu->state == IMTCP_STORE) {
 		free = min_t(u32, dt, cu->free_us);
 		cu->free_us -= free;
 		/* a hold lasts at most an RTT; longer was an idle socket */

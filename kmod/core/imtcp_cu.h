@@ -32,7 +32,6 @@ struct imtcp_cu {
 	u8 good;	/* successful measurements at this m */
 	u8 stream;	/* index of the stream being formed or sent */
 	u8 clocked;	/* last_us is set */
-	u8 waiting;	/* segments were held at the last step */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 budget;	/* percent of time that holds may cost */
 	u32 last_us;	/* when the budget was last brought up to date */

@@ -376,24 +376,6 @@ TEST(an_idle_hold_costs_at_most_one_rtt)
 	EXPECT_EQ(40000, cu.cost_us);
 }
 
-TEST(a_hold_with_nothing_waiting_is_free)
-{
-	struct imtcp_cu cu = started();		/* STORE, nothing held */
-	struct imtcp_cu_view v = bulk();
-
-	v.srtt_us = 40000;
-	cu.deadline_us = v.now_us + 100000;
-	v.now_us += 30000;	/* the application writes after 30 ms */
-	v.held = 4;
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(0, cu.cost_us);
-	v.now_us += 2000;	/* now 4 wait for 2 ms */
-	v.held = N;
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(2000, cu.cost_us);
-	EXPECT_EQ(2000, cu.held_us);
-}
-
 TEST(budget_range)
 {
 	struct imtcp_cu cu;
