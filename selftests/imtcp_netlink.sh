@@ -109,9 +109,13 @@ assert not mine & {r["cookie"] for r in json.load(sys.stdin)}
 }
 
 # Also: TCP_CC_INFO (printed by xfer while it keeps the closed
-# connection's socket open) equals GET by cookie.
+# connection's socket open) equals GET by cookie. The connection measures
+# without pause (hold_budget=100) so that estimates come within 8 s.
 test_monitor_events() {
-	local n line cookie est got
+	local n line cookie est got budget=/sys/module/imtcp/parameters/hold_budget
+	local old
+	old=$(cat $budget)
+	echo 100 > $budget
 	in_snd "$STAT" -w -j > "$WORK/events" 2>&1 &
 	local mon=$!
 	trace_start imtcp/imtcp_estimate || fail "tracing"
@@ -120,6 +124,8 @@ test_monitor_events() {
 	local rcv=$!
 	in_snd "$XFER" send -c $RCV_ADDR -p 5401 -C imtcp -t 8 -H 4 > "$WORK/x" &
 	local snd=$!
+	sleep 1
+	echo "$old" > $budget
 	for _ in $(seq 200); do
 		[ -s "$WORK/x" ] && break
 		sleep 0.1
