@@ -228,9 +228,10 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 {
 	struct imtcp_stream *st = &m->st[m->cu.stream];
 	struct tcp_sock *tp = tcp_sk(sk);
+	u64 hint = rate_hint(sk);
 
 	if (!m->est.bu)
-		imtcp_first_range(&m->est, rate_hint(sk));
+		imtcp_first_range(&m->est, hint);
 	/*
 	 * The range never falls below 3/4 of the delivery rate (a lower
 	 * bound of A) nor half the window's own rate (a stream slower than
@@ -238,8 +239,8 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 	 */
 	if (!m->cu.stream)
 		imtcp_est_bound(&m->est, max(m->dlv_max - m->dlv_max / 4,
-					     rate_hint(sk) / 2),
-				IMTCP_CAP_MUL * max(m->dlv_max, rate_hint(sk)));
+					     hint / 2),
+				IMTCP_CAP_MUL * max(m->dlv_max, hint));
 	imtcp_plan_stream(&m->est, &m->cfg, m->cu.stream, st);
 	st->seg_bytes = tp->mss_cache;
 	m->stream_seq[m->cu.stream] = tp->snd_nxt;

@@ -25,27 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "monoclock.h"
+
 #define MAX_LEN 65000
 
 static char payload[MAX_LEN];
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_until(double t)
-{
-	struct timespec ts = { .tv_sec = (time_t)t,
-			       .tv_nsec = (long)((t - (time_t)t) * 1e9) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
-}
 
 static void usage(void)
 {

@@ -44,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "monoclock.h"
+
 #define BUF_SIZE (128 * 1024)
 
 static char buf[BUF_SIZE];
@@ -63,14 +65,6 @@ struct opts {
 
 #define FRAME_SECS 0.04
 #define SAMPLE_USECS 100000
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void usage(void)
 {
@@ -191,16 +185,6 @@ static int connect_retry(const struct opts *o)
 		}
 		usleep(50000);
 	}
-}
-
-static void sleep_until(double t)
-{
-	struct timespec ts = { .tv_sec = (time_t)t,
-			       .tv_nsec = (long)((t - (time_t)t) * 1e9) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
 }
 
 /*

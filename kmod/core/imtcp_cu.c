@@ -30,15 +30,15 @@
  * have taken at the window's own rate, srtt / cwnd per segment: a
  * stream at rates around A usually goes faster than that, and under a
  * software-emulated clock a stream took four times as long as the hold
- * before it, which charged in full left almost no measurements. A measurement
- * (its first stream) starts only while the budget is not in debt; its
- * other streams follow without asking, and the debt they leave is paid
- * off before the next. The first queue_us of each hold are free (the
- * standing queue: srtt - min_rtt, less the RTT's variation, which is
- * noise and not queue): while a standing queue drains, the bottleneck
- * stays busy and the hold costs nothing. So on a full bottleneck the connection
- * measures as the paper does, and on a thin window it measures less
- * often instead of sending less.
+ * before it, which charged in full left almost no measurements. A
+ * measurement (its first stream) starts only while the budget is not
+ * in debt; its other streams follow without asking, and the debt they
+ * leave is paid off before the next. The first queue_us of each hold
+ * are free (the standing queue: srtt - min_rtt, less the RTT's
+ * variation, which is noise and not queue): while a standing queue
+ * drains, the bottleneck stays busy and the hold costs nothing. So on a
+ * full bottleneck the connection measures as the paper does, and on a
+ * thin window it measures less often instead of sending less.
  */
 #include "imtcp_cu.h"
 
