@@ -209,9 +209,10 @@ static void imtcp_cong_control(struct sock *sk, const struct rate_sample *rs)
 static u32 imtcp_min_tso_segs(struct sock *sk)
 {
 	struct imtcp_meas *m = imtcp_ca(sk)->meas;
+	u32 segs = m ? imtcp_meas_on_send(sk, m) : 0;
 
-	if (m && imtcp_meas_on_send(sk, m))
-		return 1;
+	if (segs)
+		return segs;
 	return READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_min_tso_segs);
 }
 

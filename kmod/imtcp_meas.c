@@ -29,6 +29,7 @@
 #include <linux/sock_diag.h>
 
 #include "imtcp_meas.h"
+#include "core/imtcp_pace.h"
 
 #define CREATE_TRACE_POINTS
 #include "imtcp_trace.h"
@@ -190,14 +191,20 @@ static void release(struct sock *sk)
 		tp->tcp_wstamp_ns = tp->tcp_clock_cache;
 }
 
-/* One MSS per skb while a stream leaves. */
-static void shape(struct sock *sk, struct imtcp_meas *m)
+/*
+ * While a stream leaves, skbs are as many segments as the schedule sends
+ * at once (one, unless the sender fell behind), never more than the
+ * route allows.
+ */
+static void shape(struct sock *sk, struct imtcp_meas *m, u32 segs)
 {
-	if (m->shaped)
-		return;
-	m->saved_gso_max_segs = sk->sk_gso_max_segs;
-	sk->sk_gso_max_segs = 1;
-	m->shaped = true;
+	/* not ours yet, or the stack set it meanwhile (a new route) */
+	if (!m->shaped || sk->sk_gso_max_segs != m->gso_segs) {
+		m->saved_gso_max_segs = sk->sk_gso_max_segs;
+		m->shaped = true;
+	}
+	m->gso_segs = clamp_t(u32, segs, 1, max_t(u32, m->saved_gso_max_segs, 1));
+	sk->sk_gso_max_segs = m->gso_segs;
 }
 
 /*
@@ -208,7 +215,7 @@ static void unshape(struct sock *sk, struct imtcp_meas *m)
 {
 	if (!m->shaped)
 		return;
-	if (sk->sk_gso_max_segs == 1)
+	if (sk->sk_gso_max_segs == m->gso_segs)
 		sk->sk_gso_max_segs = m->saved_gso_max_segs;
 	m->shaped = false;
 }
@@ -245,7 +252,8 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 	st->seg_bytes = tp->mss_cache;
 	m->stream_seq[m->cu.stream] = tp->snd_nxt;
 	m->mss = tp->mss_cache;
-	shape(sk, m);
+	m->stream_t0 = tp->tcp_clock_cache;
+	shape(sk, m, 1);
 	release(sk);
 	pacing_on(sk);
 	set_pacing(sk, imtcp_gap_rate(st, m->cfg.n, 0));
@@ -442,23 +450,38 @@ void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,
 }
 
 /*
+ * During a stream, what leaves now and when the next segment is due: the
+ * segments the stream's schedule says are due, as one skb, and a rate
+ * that brings the stack's next departure back onto the schedule
+ * (core/imtcp_pace.c). Returns that many segments.
+ */
+static u32 pace_stream(struct sock *sk, struct imtcp_meas *m)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u64 now = tp->tcp_clock_cache;
+	struct imtcp_pace p;
+
+	imtcp_pace_next(&m->st[m->cu.stream], m->cfg.n, stream_sent(sk, m),
+			now - m->stream_t0,
+			now > tp->tcp_wstamp_ns ? now - tp->tcp_wstamp_ns : 0,
+			held_segs(sk), &p);
+	shape(sk, m, p.segs);
+	set_pacing(sk, p.rate_bps);
+	return m->gso_segs;
+}
+
+/*
  * Before each tcp_write_xmit (the .min_tso_segs callback): end a hold
- * whose time is up, and during a stream set the rate of the gap after
- * the segment about to leave. Returns the smallest TSO size to use.
+ * whose time is up, and during a stream size and pace what leaves next.
+ * Returns the smallest TSO size to use, 0 outside a stream.
  */
 u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *m)
 {
-	u32 sent;
-
 	if (m->cu.state == IMTCP_STORE || m->cu.state == IMTCP_SEND)
 		step(sk, m);
 	if (m->cu.state != IMTCP_SEND)
 		return 0;
-	sent = stream_sent(sk, m);
-	if (sent < m->cfg.n)
-		set_pacing(sk, imtcp_gap_rate(&m->st[m->cu.stream], m->cfg.n,
-					      sent));
-	return 1;
+	return pace_stream(sk, m);
 }
 
 /*

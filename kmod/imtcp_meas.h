@@ -61,7 +61,9 @@ struct imtcp_meas {
 	s32 delay_max[2];		/* top sample delay, this and last */
 	s32 delay_min[2];		/* lowest, this and last (0: none) */
 	u32 streams_failed;
+	u64 stream_t0;			/* first departure of the stream, ns */
 	u16 saved_gso_max_segs;		/* while a stream goes out */
+	u16 gso_segs;			/* what we set it to meanwhile */
 	bool shaped;			/* gso_max_segs is ours */
 };
 

@@ -217,8 +217,10 @@ static void fit_stream(const struct imtcp_stream *st, u32 n, u64 a,
  * planned rate is scaled by how much longer (or shorter) the interval
  * between the two samples around it really took: the ramp inside the
  * interval is kept, a sender that fell behind its plan is accounted for.
- * Where samples do not tell (before the first, after the last, the same
- * timestamp, no segment size known) the planned rate stands.
+ * Two samples with the same departure time left together, in one skb (a
+ * stream catching up, imtcp_pace.c): back to back. Where samples do not
+ * tell (before the first, after the last, no segment size known) the
+ * planned rate stands.
  */
 static u64 real_rate(const struct imtcp_stream *st, u32 n, u32 j)
 {
@@ -234,7 +236,7 @@ static u64 real_rate(const struct imtcp_stream *st, u32 n, u32 j)
 		if (j < a->seg || j >= b->seg)
 			continue;
 		if (dt <= 0)
-			break;
+			return IMTCP_RATE_B2B;
 		for (g = a->seg; g < b->seg; g++)
 			plan_us += div64_u64((u64)st->seg_bytes * 8 * 1000000,
 					     max_t(u64, imtcp_gap_rate(st, n, g),

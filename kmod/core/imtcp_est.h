@@ -28,6 +28,8 @@
 
 /* Lowest rate a stream is sent at: 100 kbit/s. */
 #define IMTCP_RATE_MIN		100000ULL
+/* The rate of a gap between segments that left in one skb: 1 Tbit/s. */
+#define IMTCP_RATE_B2B		1000000000000ULL
 
 struct imtcp_sample {
 	u8 seg;		/* index of the segment in its stream */

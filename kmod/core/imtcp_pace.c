@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A stream's schedule (see imtcp_pace.h).
+ *
+ * The stack, after sending an skb of len bytes at rate r, moves the next
+ * departure to now + len / r - min(len / (2 r), late), where late is how
+ * far behind its previous departure time this send came. For the next
+ * departure to land at time g from now, len / r is therefore g + late if
+ * late < g, else 2 g. g is never zero: at g = 0 the stack would send the
+ * next skb in the same pass, without asking us for its size or rate.
+ */
+#include "imtcp_pace.h"
+
+#define NSEC_PER_SEC_U64	1000000000ULL
+
+/* The planned gap after segment @j of a stream. */
+static u64 gap_ns(const struct imtcp_stream *st, u32 n, u32 j)
+{
+	return div64_u64((u64)st->seg_bytes * 8 * NSEC_PER_SEC_U64,
+			 max_t(u64, imtcp_gap_rate(st, n, j), 1));
+}
+
+/* Planned time from a stream's first departure to segment @j's. */
+u64 imtcp_plan_ns(const struct imtcp_stream *st, u32 n, u32 j)
+{
+	u64 t = 0;
+	u32 g;
+
+	for (g = 0; g < j && g + 1 < n; g++)
+		t += gap_ns(st, n, g);
+	return t;
+}
+
+/* How many of the stream's segments are due @elapsed_ns after its first. */
+static u32 due_segs(const struct imtcp_stream *st, u32 n, u64 elapsed_ns)
+{
+	u64 t = 0;
+	u32 j;
+
+	for (j = 0; j < n && t <= elapsed_ns; j++)
+		if (j + 1 < n)
+			t += gap_ns(st, n, j);
+	return j;
+}
+
+/* The rate that makes the stack's next departure come @gap_ns from now. */
+static u64 rate_for_gap(u64 bytes, u64 gap_ns, u64 late_ns)
+{
+	u64 len_ns = late_ns < gap_ns ? gap_ns + late_ns : 2 * gap_ns;
+
+	return div64_u64(bytes * 8 * NSEC_PER_SEC_U64, len_ns);
+}
+
+/*
+ * What to send now, with @sent segments of the stream gone, @elapsed_ns
+ * after its first departure, @late_ns behind the stack's own departure
+ * time, and @room segments allowed by window and data: every overdue
+ * segment (at least one, at most @room), at a pacing rate that puts the
+ * next departure on the schedule. Before anything is due (the stack will
+ * wait for its pacing timer and ask again) the planned rate stands.
+ */
+void imtcp_pace_next(const struct imtcp_stream *st, u32 n, u32 sent,
+		     u64 elapsed_ns, u64 late_ns, u32 room,
+		     struct imtcp_pace *p)
+{
+	u32 due;
+	u64 next;
+
+	p->segs = 1;
+	p->rate_bps = imtcp_gap_rate(st, n, min_t(u32, sent, n - 1));
+	if (sent >= n || !st->seg_bytes)
+		return;
+	due = due_segs(st, n, elapsed_ns);
+	if (due <= sent)
+		return;
+	p->segs = clamp_t(u32, due - sent, 1, max_t(u32, room, 1));
+	if (sent + p->segs >= n)
+		return;
+	next = imtcp_plan_ns(st, n, sent + p->segs);
+	next = next > elapsed_ns ? next - elapsed_ns : 0;
+	p->rate_bps = rate_for_gap((u64)p->segs * st->seg_bytes,
+				   max_t(u64, next, IMTCP_PACE_MIN_NS), late_ns);
+}
