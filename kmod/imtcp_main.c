@@ -39,7 +39,9 @@
  *   ahead by at most T, so window credit gathers unused; SEND = the hold
  *   ends and N segments leave one MSS each, paced at rates that rise
  *   linearly, the rate set before each segment from .min_tso_segs (called
- *   once per tcp_write_xmit, which under pacing sends one skb); EMPTY =
+ *   once per tcp_write_xmit, which under pacing sends one skb), on a
+ *   schedule of their own: segments overdue after a late pacing timer
+ *   leave together in one skb (core/imtcp_pace.c); EMPTY =
  *   what was held leaves unpaced; PASS = unpaced Reno until the streams'
  *   ACKs are in. cwnd is never touched by the measurement. Each ACK gives
  *   one sample: the newest segment it delivered (rate sample last_end_seq),

@@ -16,6 +16,9 @@
  *                  The stack calls .min_tso_segs once per tcp_write_xmit,
  *                  and with pacing in effect a tcp_write_xmit sends one
  *                  skb, so that callback is where the next rate is set.
+ *                  Segments overdue (a late pacing timer) leave as one skb
+ *                  of that many, and the rate then puts the next departure
+ *                  back on the stream's schedule (core/imtcp_pace.c).
  *   EMPTY, PASS,   internal pacing off again: the socket sends as the
  *   OFF            kernel's Reno does without a pacing qdisc (unpaced,
  *                  sk_pacing_rate at Reno's value for TSO sizing).
@@ -300,6 +303,24 @@ static void enter_state(struct sock *sk, struct imtcp_meas *m, u32 from)
 }
 
 /*
+ * The end of the newest data this ACK delivered. The rate sample names
+ * the end of the newest skb it touched; an skb of several segments (a
+ * stream catching up) that the ACK covers only in part is delivered up
+ * to snd_una, not to its end.
+ */
+static u32 delivered_end(struct sock *sk, const struct rate_sample *rs)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct sk_buff *head = tcp_rtx_queue_head(sk);
+	u32 end = rs->last_end_seq;
+
+	if (head && TCP_SKB_CB(head)->end_seq == end &&
+	    after(end, tp->snd_una))
+		return tp->snd_una;
+	return end;
+}
+
+/*
  * Record the delay of the newest segment this ACK delivered, if it
  * belongs to a stream of the current measurement.
  */
@@ -308,10 +329,11 @@ static void take_sample(struct sock *sk, struct imtcp_meas *m,
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 i, started = m->cu.stream + (m->cu.state == IMTCP_SEND);
-	u32 end = rs->last_end_seq, seg;
+	u32 end, seg;
 
 	if (rs->delivered <= 0 || rs->is_retrans || !m->mss)
 		return;
+	end = delivered_end(sk, rs);
 	for (i = 0; i < started && i < m->cfg.k; i++) {
 		struct imtcp_stream *st = &m->st[i];
 		struct imtcp_sample *s;
