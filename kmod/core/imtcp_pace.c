@@ -31,16 +31,14 @@ u64 imtcp_plan_ns(const struct imtcp_stream *st, u32 n, u32 j)
 	return t;
 }
 
-/* How many of the stream's segments are due @elapsed_ns after its first. */
-static u32 due_segs(const struct imtcp_stream *st, u32 n, u64 elapsed_ns)
+/* The planned departure of each segment, from the first's, in @t. */
+static void plan_times(const struct imtcp_stream *st, u32 n, u64 *t)
 {
-	u64 t = 0;
 	u32 j;
 
-	for (j = 0; j < n && t <= elapsed_ns; j++)
-		if (j + 1 < n)
-			t += gap_ns(st, n, j);
-	return j;
+	t[0] = 0;
+	for (j = 1; j < n; j++)
+		t[j] = t[j - 1] + gap_ns(st, n, j - 1);
 }
 
 /* The rate that makes the stack's next departure come @gap_ns from now. */
@@ -63,20 +61,22 @@ void imtcp_pace_next(const struct imtcp_stream *st, u32 n, u32 sent,
 		     u64 elapsed_ns, u64 late_ns, u32 room,
 		     struct imtcp_pace *p)
 {
-	u32 due;
-	u64 next;
+	u64 t[IMTCP_N_MAX], next;
+	u32 due = 0;
 
 	p->segs = 1;
 	p->rate_bps = imtcp_gap_rate(st, n, min_t(u32, sent, n - 1));
 	if (sent >= n || !st->seg_bytes)
 		return;
-	due = due_segs(st, n, elapsed_ns);
+	plan_times(st, n, t);
+	while (due < n && t[due] <= elapsed_ns)
+		due++;
 	if (due <= sent)
 		return;
 	p->segs = clamp_t(u32, due - sent, 1, max_t(u32, room, 1));
 	if (sent + p->segs >= n)
 		return;
-	next = imtcp_plan_ns(st, n, sent + p->segs);
+	next = t[sent + p->segs];
 	next = next > elapsed_ns ? next - elapsed_ns : 0;
 	p->rate_bps = rate_for_gap((u64)p->segs * st->seg_bytes,
 				   max_t(u64, next, IMTCP_PACE_MIN_NS), late_ns);
