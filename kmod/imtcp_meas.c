@@ -148,6 +148,8 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 
 	v->now_us = now_us(tp);
 	v->held = held_segs(sk);
+	/* less than a segment would wait for Nagle (or the app) anyway */
+	v->waiting = tp->write_seq - tp->snd_nxt >= tp->mss_cache;
 	v->cwnd = tcp_snd_cwnd(tp);
 	v->in_flight = tcp_packets_in_flight(tp);
 	v->can_measure = can_measure(sk);
@@ -493,12 +495,29 @@ static u32 pace_stream(struct sock *sk, struct imtcp_meas *m)
 }
 
 /*
- * Before each tcp_write_xmit (the .min_tso_segs callback): end a hold
- * whose time is up, and during a stream size and pace what leaves next.
- * Returns the smallest TSO size to use, 0 outside a stream.
+ * Whether a write just queued a whole stream while the connection was
+ * not holding (an application-limited sender between writes): enough
+ * unsent data (a cheap first look) and enough of it allowed to leave.
+ */
+static bool stream_ready(const struct sock *sk, const struct imtcp_meas *m)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return tp->write_seq - tp->snd_nxt >= (u32)m->cu.m * tp->mss_cache &&
+	       held_segs(sk) >= m->cu.m;
+}
+
+/*
+ * Before each tcp_write_xmit (the .min_tso_segs callback): in EMPTY, a
+ * write that brings a whole stream starts it (STORE, then SEND at once,
+ * nothing held) instead of leaving unpaced until the next ACK; end a
+ * hold whose time is up; during a stream size and pace what leaves
+ * next. Returns the smallest TSO size to use, 0 outside a stream.
  */
 u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *m)
 {
+	if (m->cu.state == IMTCP_EMPTY && stream_ready(sk, m))
+		step(sk, m);
 	if (m->cu.state == IMTCP_STORE || m->cu.state == IMTCP_SEND)
 		step(sk, m);
 	if (m->cu.state != IMTCP_SEND)

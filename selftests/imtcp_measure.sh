@@ -16,6 +16,10 @@
 #   - the control unit entered STORE, SEND, PASS and EMPTY (tracepoints);
 #   - with 1 % loss, measurement is off during every CWR, Recovery and
 #     Loss episode (imtcp:imtcp_state against tcp:tcp_cong_state_set).
+#   - an application-limited sender (5 Mbit/s in 40 ms chunks, 10 s, the
+#     default hold budget) keeps its rate (at least 4.5 Mbit/s) and
+#     measures on its writes: at least 5 estimates (measured: 11; before
+#     idle holds were free and writes started streams, 2-3).
 #   - hold budget, 1 % loss, 10 s each: with hold_budget=2 the hold time
 #     the socket reports (netlink hold_us) stays within what the budget
 #     allows (2 % of the transfer, plus at most one RTT of credit and one
@@ -125,6 +129,20 @@ test_off_in_recovery() {
 		fail "measurement ran during loss recovery (or no recovery seen)"
 }
 
+test_app_limited() {
+	local line n rate
+	trace_start imtcp/imtcp_estimate || fail "tracing"
+	line=$(timed_send imtcp 5305 10 -r 5) || fail "transfer"
+	trace_stop "$WORK/app.trace"
+	echo "$line"
+	n=$(python3 "$TRACE_PY" estimates "$WORK/app.trace" | wc -l)
+	rate=$(field goodput_mbps "$line")
+	echo "application-limited at 5 Mbit/s: $rate Mbit/s, $n estimates in 10 s"
+	awk -v r="$rate" 'BEGIN { exit !(r >= 4.5) }' ||
+		fail "the sender was held back: $rate Mbit/s"
+	[ "$n" -ge 5 ] || fail "only $n estimates"
+}
+
 # held_us BUDGET PORT: a 10 s transfer at that hold budget; prints the
 # transfer's seconds and the socket's hold_us.
 held_us() {
@@ -170,10 +188,11 @@ load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 command -v iperf3 >/dev/null || { echo "1..0 # SKIP no iperf3"; exit $KSFT_SKIP; }
 topo_up ${C_MBIT}mbit $DELAY && cross_up || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
 
-tap_begin 5
+tap_begin 6
 run_test param_ranges test_param_ranges
 run_test cbr_estimates_made test_cbr_estimate
 run_test control_unit_states test_states_visited
 run_test off_during_recovery test_off_in_recovery
+run_test app_limited_measures test_app_limited
 run_test hold_budget test_hold_budget
 tap_end

@@ -36,9 +36,15 @@
  * leave is paid off before the next. The first queue_us of each hold
  * are free (the standing queue: srtt - min_rtt, less the RTT's
  * variation, which is noise and not queue): while a standing queue
- * drains, the bottleneck stays busy and the hold costs nothing. So on a
- * full bottleneck the connection measures as the paper does, and on a
- * thin window it measures less often instead of sending less.
+ * drains, the bottleneck stays busy and the hold costs nothing. Nor
+ * does a hold cost while the application has not a full segment
+ * waiting to be sent (an application-limited sender between writes):
+ * there is nothing to delay (a write's last partial segment waits for
+ * Nagle anyway while data is in flight), and such a sender's streams
+ * can only form from a write that arrives during a hold. So on a full bottleneck the connection
+ * measures as the paper does, on a thin window it measures less often
+ * instead of sending less, and an application-limited one measures on
+ * its writes.
  */
 #include "imtcp_cu.h"
 
@@ -64,6 +70,7 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->deadline_us = 0;
 	cu->budget = IMTCP_BUDGET_MAX;
 	cu->clocked = 0;
+	cu->waited = 1;
 	cu->last_us = 0;
 	cu->free_us = 0;
 	cu->send_us = 0;
@@ -100,30 +107,43 @@ static u32 send_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 	return v->srtt_us ? min_t(u32, charge, v->srtt_us) : charge;
 }
 
+/*
+ * The part of @dt in STORE that costs: none while the application had
+ * nothing waiting (since the last step), none for the first part that
+ * the standing queue pays for, and at most an RTT (a longer hold was an
+ * idle socket).
+ */
+static u32 hold_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
+		       u32 dt)
+{
+	u32 free = cu->waited ? min_t(u32, dt, cu->free_us) : dt, charge;
+
+	cu->free_us -= min_t(u32, free, cu->free_us);
+	charge = v->srtt_us ? min_t(u32, dt - free, v->srtt_us) : dt - free;
+	cu->held_us += free + charge;
+	return charge;
+}
+
 /* Time since the last step: fill the budget, charge a hold for it. */
 static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	s64 cap = (s64)v->srtt_us * IMTCP_BUDGET_MAX;
-	u32 dt, charge = 0, free;
+	u32 dt, charge = 0;
 
 	dt = v->now_us - cu->last_us;
 	cu->last_us = v->now_us;
 	if (!cu->clocked) {
 		cu->clocked = 1;
+		cu->waited = v->waiting;
 		return;
 	}
 	if (cu->state == IMTCP_SEND) {
 		cu->stream_us += dt;
 		charge = send_charge(cu, v, dt);
 	}
-	if (cu->state == IMTCP_STORE) {
-		free = min_t(u32, dt, cu->free_us);
-		cu->free_us -= free;
-		/* a hold lasts at most an RTT; longer was an idle socket */
-		charge = v->srtt_us ? min_t(u32, dt - free, v->srtt_us) :
-				      dt - free;
-		cu->held_us += free + charge;
-	}
+	if (cu->state == IMTCP_STORE)
+		charge = hold_charge(cu, v, dt);
+	cu->waited = v->waiting;
 	cu->cost_us += charge;
 	if (cu->budget >= IMTCP_BUDGET_MAX)
 		return;

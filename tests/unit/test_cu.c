@@ -15,7 +15,7 @@ static struct imtcp_cu_view bulk(void)
 {
 	struct imtcp_cu_view v = {
 		.now_us = 1000, .held = 0, .cwnd = 40, .in_flight = 40,
-		.can_measure = true,
+		.can_measure = true, .waiting = true,
 	};
 	return v;
 }
@@ -374,6 +374,54 @@ TEST(an_idle_hold_costs_at_most_one_rtt)
 	v.now_us += 5000000;			/* nothing happened for 5 s */
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(40000, cu.cost_us);
+}
+
+/*
+ * An application-limited sender: a hold costs nothing until a write
+ * arrives, and from then on as any other.
+ */
+TEST(a_hold_costs_nothing_while_nothing_waits)
+{
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v = bulk();
+
+	v.srtt_us = 40000;
+	v.waiting = false;
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_budget(&cu, 1);
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	cu.deadline_us = v.now_us + 100000;
+	v.now_us += 30000;			/* 30 ms idle in STORE */
+	v.waiting = true;			/* a write arrives */
+	v.held = 3;
+	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
+	EXPECT_EQ(0, cu.cost_us);
+	EXPECT_EQ(30000, cu.held_us);
+	EXPECT_EQ(30000 * 1, cu.credit);	/* earned, not spent */
+	v.now_us += 2000;			/* it waits 2 ms */
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(2000, cu.cost_us);
+	EXPECT_EQ(32000, cu.held_us);
+}
+
+/* The same hold with data waiting all along is charged in full. */
+TEST(a_hold_with_data_waiting_costs_its_time)
+{
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v = bulk();
+
+	v.srtt_us = 40000;
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_budget(&cu, 1);
+	imtcp_cu_step(&cu, N, K, &v);
+	cu.deadline_us = v.now_us + 100000;
+	v.now_us += 30000;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(30000, cu.cost_us);
+	EXPECT_TRUE(cu.credit < 0);
 }
 
 TEST(budget_range)
