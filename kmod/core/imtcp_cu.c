@@ -41,10 +41,10 @@
  * waiting to be sent (an application-limited sender between writes):
  * there is nothing to delay (a write's last partial segment waits for
  * Nagle anyway while data is in flight), and such a sender's streams
- * can only form from a write that arrives during a hold. So on a full bottleneck the connection
- * measures as the paper does, on a thin window it measures less often
- * instead of sending less, and an application-limited one measures on
- * its writes.
+ * can only form from a write that arrives during a hold. So on a full
+ * bottleneck the connection measures as the paper does, on a thin
+ * window it measures less often instead of sending less, and an
+ * application-limited one measures on its writes.
  */
 #include "imtcp_cu.h"
 
@@ -108,8 +108,9 @@ static u32 send_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 }
 
 /*
- * The part of @dt in STORE that costs: none while the application had
- * nothing waiting (since the last step), none for the first part that
+ * The part of @dt in STORE that costs: none if less than a segment
+ * waited at the last step (the application had nothing to send; the
+ * standing queue drains all the same), none for the first part that
  * the standing queue pays for, and at most an RTT (a longer hold was an
  * idle socket).
  */
