@@ -20,17 +20,6 @@ static u64 gap_ns(const struct imtcp_stream *st, u32 n, u32 j)
 			 max_t(u64, imtcp_gap_rate(st, n, j), 1));
 }
 
-/* Planned time from a stream's first departure to segment @j's. */
-u64 imtcp_plan_ns(const struct imtcp_stream *st, u32 n, u32 j)
-{
-	u64 t = 0;
-	u32 g;
-
-	for (g = 0; g < j && g + 1 < n; g++)
-		t += gap_ns(st, n, g);
-	return t;
-}
-
 /* The planned departure of each segment, from the first's, in @t. */
 static void plan_times(const struct imtcp_stream *st, u32 n, u64 *t)
 {
@@ -39,6 +28,15 @@ static void plan_times(const struct imtcp_stream *st, u32 n, u64 *t)
 	t[0] = 0;
 	for (j = 1; j < n; j++)
 		t[j] = t[j - 1] + gap_ns(st, n, j - 1);
+}
+
+/* Planned time from a stream's first departure to segment @j's. */
+u64 imtcp_plan_ns(const struct imtcp_stream *st, u32 n, u32 j)
+{
+	u64 t[IMTCP_N_MAX];
+
+	plan_times(st, n, t);
+	return t[min_t(u32, j, n - 1)];
 }
 
 /* The rate that makes the stack's next departure come @gap_ns from now. */

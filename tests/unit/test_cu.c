@@ -258,6 +258,20 @@ static u32 measure_once(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 	return f;
 }
 
+/*
+ * A control unit with a hold budget of @percent, stepped once with @v
+ * (into STORE for a bulk view).
+ */
+static struct imtcp_cu budgeted(u32 percent, const struct imtcp_cu_view *v)
+{
+	struct imtcp_cu cu;
+
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_budget(&cu, percent);
+	imtcp_cu_step(&cu, N, K, v);
+	return cu;
+}
+
 TEST(unlimited_budget_measures_back_to_back)
 {
 	struct imtcp_cu cu = started();
@@ -273,14 +287,12 @@ TEST(unlimited_budget_measures_back_to_back)
 
 TEST(budget_spaces_measurements_by_their_cost)
 {
-	struct imtcp_cu cu;
 	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
 	u32 f, end;
 
 	v.srtt_us = 40000;
-	imtcp_cu_init(&cu, N);
-	imtcp_cu_set_budget(&cu, 10);
-	imtcp_cu_step(&cu, N, K, &v);
+	cu = budgeted(10, &v);
 	ASSERT_EQ(IMTCP_STORE, cu.state);
 	f = measure_once(&cu, &v, 1000);
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
@@ -299,13 +311,11 @@ TEST(budget_spaces_measurements_by_their_cost)
 
 TEST(budget_never_stops_a_started_measurement)
 {
-	struct imtcp_cu cu;
 	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
 
 	v.srtt_us = 40000;
-	imtcp_cu_init(&cu, N);
-	imtcp_cu_set_budget(&cu, 1);
-	imtcp_cu_step(&cu, N, K, &v);
+	cu = budgeted(1, &v);
 	/* 30 ms holds put it deep in debt after the first stream */
 	EXPECT_TRUE(measure_once(&cu, &v, 30000) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4 * 30000, cu.cost_us);
@@ -313,14 +323,12 @@ TEST(budget_never_stops_a_started_measurement)
 
 TEST(a_standing_queue_pays_for_holds)
 {
-	struct imtcp_cu cu;
 	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
 
 	v.srtt_us = 40000;
 	v.queue_us = 2000;
-	imtcp_cu_init(&cu, N);
-	imtcp_cu_set_budget(&cu, 1);
-	imtcp_cu_step(&cu, N, K, &v);
+	cu = budgeted(1, &v);
 	EXPECT_TRUE(measure_once(&cu, &v, 1500) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(0, cu.cost_us);
 	EXPECT_EQ(4 * 1500, cu.held_us);	/* held all the same */
@@ -382,14 +390,12 @@ TEST(an_idle_hold_costs_at_most_one_rtt)
  */
 TEST(a_hold_costs_nothing_while_nothing_waits)
 {
-	struct imtcp_cu cu;
 	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
 
 	v.srtt_us = 40000;
 	v.waiting = false;
-	imtcp_cu_init(&cu, N);
-	imtcp_cu_set_budget(&cu, 1);
-	imtcp_cu_step(&cu, N, K, &v);
+	cu = budgeted(1, &v);
 	ASSERT_EQ(IMTCP_STORE, cu.state);
 	cu.deadline_us = v.now_us + 100000;
 	v.now_us += 30000;			/* 30 ms idle in STORE */
@@ -410,13 +416,11 @@ TEST(a_hold_costs_nothing_while_nothing_waits)
 /* The same hold with data waiting all along is charged in full. */
 TEST(a_hold_with_data_waiting_costs_its_time)
 {
-	struct imtcp_cu cu;
 	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
 
 	v.srtt_us = 40000;
-	imtcp_cu_init(&cu, N);
-	imtcp_cu_set_budget(&cu, 1);
-	imtcp_cu_step(&cu, N, K, &v);
+	cu = budgeted(1, &v);
 	cu.deadline_us = v.now_us + 100000;
 	v.now_us += 30000;
 	imtcp_cu_step(&cu, N, K, &v);
