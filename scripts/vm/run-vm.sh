@@ -176,18 +176,9 @@ mkdir -p "$out"
 	printf '\necho $? > %q\n' "$out/rc.tmp"
 } > "$out/cmd"
 
-# Under TCG the guest's TSC is the host's (QEMU reads it for every
-# rdtsc), but the guest's boot check finds it "unsynchronized" and falls
-# back to the HPET, whose every read is an emulated MMIO access under
-# QEMU's global lock: each of the network stack's many clock reads then
-# waits for the other vCPU and the I/O thread. With the TSC trusted, in
-# one side-by-side pair of runs, a bulk imtcp flow sent 20.3 instead of
-# 15.9 Mbit/s (A = 27) and made 72 instead of 43 measurements in 25 s.
-clock=
-[ "$accel" = tcg ] && clock=tsc=reliable
 # IMTCP_VM_CMDLINE: more kernel parameters, e.g. for debugging
 # "loglevel=7 softlockup_all_cpu_backtrace=1".
-append="console=ttyS0 panic=-1 loglevel=5 softlockup_all_cpu_backtrace=1 $clock IMTCP_TOP=$top IMTCP_OUT=$out ${IMTCP_VM_CMDLINE:-}"
+append="console=ttyS0 panic=-1 loglevel=5 softlockup_all_cpu_backtrace=1 IMTCP_TOP=$top IMTCP_OUT=$out ${IMTCP_VM_CMDLINE:-}"
 echo "run-vm: booting $kver ($accel) for: $*" >&2
 start=$(date +%s)
 qemu_cmd "$accel" "$out"
