@@ -208,11 +208,17 @@ echo "$a $b $t0 $t1"' sh "$1" |
 TRACEFS=/sys/kernel/tracing
 
 # trace_start EVENT...: clear the trace buffer, enable these events
-# (system/event or system) and nothing else.
+# (system/event or system) and nothing else. Task names are not
+# recorded: recording them hooks the scheduler's tracepoints, and every
+# enable and disable then patches __schedule's code while both CPUs run
+# it. Under TCG that hung the guest (accuracy benchmark, 2026-11-21: one
+# CPU looping in the int3 handler at a patched __schedule, the other
+# waiting in text_poke_bp for it to answer an IPI; soft lockup).
 trace_start() {
 	local e
 	[ -d $TRACEFS/events ] || return 1
 	echo 0 > $TRACEFS/tracing_on
+	echo 0 > $TRACEFS/options/record-cmd
 	echo 0 > $TRACEFS/events/enable
 	echo 16384 > $TRACEFS/buffer_size_kb
 	: > $TRACEFS/trace
