@@ -163,8 +163,8 @@ TEST(vm_cbr_pace_same_results_as_module)
 /*
  * Recorded by the current module at its default hold budget, with the
  * guest's TSC as its clock (IMTCP_VM_CMDLINE=tsc=reliable), at two
- * levels of CBR cross traffic: its results must be ours. On these the results sit low
- * (median 22.7 for A = 27.4, 31.2 for A = 39.7).
+ * levels of CBR cross traffic: its results must be ours. On these the
+ * results sit low (median 22.7 for A = 27.4, 31.2 for A = 39.7).
  */
 TEST(vm_cbr_a27_tsc_same_results_as_module)
 {
