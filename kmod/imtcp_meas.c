@@ -401,9 +401,9 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 		imtcp_analyse_stream(st, &m->cfg, ceiling);
 		trace_imtcp_stream(m->cookie, i, st->lo_bps, st->hi_bps,
 				   m->cfg.n, st->seg_bytes, st->nsamples,
-				   st->outcome);
+				   st->outcome, tcp_min_rtt(tp));
 	}
-	raw = imtcp_combine(m->st, m->cfg.k, m->cfg.n, &edge);
+	raw = imtcp_combine(m->st, m->cfg.k, &m->cfg, tcp_min_rtt(tp), &edge);
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
 	imtcp_est_update(&m->est, &m->cfg, raw, edge);
 	imtcp_cu_result(&m->cu, raw != 0);
@@ -438,7 +438,8 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 		trace_imtcp_stream(m->cookie, stream, m->st[stream].lo_bps,
 				   m->st[stream].hi_bps, v.sent,
 				   m->st[stream].seg_bytes,
-				   m->st[stream].nsamples, IMTCP_OUT_NONE);
+				   m->st[stream].nsamples, IMTCP_OUT_NONE,
+				   tcp_min_rtt(tcp_sk(sk)));
 	}
 	if (flags & IMTCP_CU_MEASURED)
 		finish_measurement(sk, m);

@@ -44,8 +44,9 @@ TRACE_EVENT(imtcp_state,
 
 TRACE_EVENT(imtcp_stream,
 	    TP_PROTO(u64 cookie, u32 index, u64 lo_bps, u64 hi_bps, u32 segs,
-		     u32 mss, u32 samples, u32 outcome),
-	    TP_ARGS(cookie, index, lo_bps, hi_bps, segs, mss, samples, outcome),
+		     u32 mss, u32 samples, u32 outcome, u32 min_rtt_us),
+	    TP_ARGS(cookie, index, lo_bps, hi_bps, segs, mss, samples, outcome,
+		    min_rtt_us),
 	    TP_STRUCT__entry(__field(u64, cookie)
 			     __field(u64, lo_bps)
 			     __field(u64, hi_bps)
@@ -54,6 +55,7 @@ TRACE_EVENT(imtcp_stream,
 			     __field(u32, mss)
 			     __field(u32, samples)
 			     __field(u32, outcome)
+			     __field(u32, min_rtt_us)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->lo_bps = lo_bps;
@@ -63,14 +65,16 @@ TRACE_EVENT(imtcp_stream,
 			   __entry->mss = mss;
 			   __entry->samples = samples;
 			   __entry->outcome = outcome;
+			   __entry->min_rtt_us = min_rtt_us;
 	    ),
-	    TP_printk("cookie=%llu stream=%u rate=%llu-%llu segs=%u mss=%u samples=%u outcome=%s",
+	    TP_printk("cookie=%llu stream=%u rate=%llu-%llu segs=%u mss=%u samples=%u outcome=%s min_rtt_us=%u",
 		      __entry->cookie, __entry->index, __entry->lo_bps,
 		      __entry->hi_bps, __entry->segs, __entry->mss,
 		      __entry->samples,
 		      __print_symbolic(__entry->outcome, { 0, "dry" },
 				       { 1, "flat" }, { 2, "rise" },
-				       { 3, "unclear" }))
+				       { 3, "unclear" }),
+		      __entry->min_rtt_us)
 );
 
 TRACE_EVENT(imtcp_sample,

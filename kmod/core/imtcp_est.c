@@ -18,6 +18,20 @@
  * this uses (increments growing as 1 - A / r along the streams) fixes A
  * without knowing C.
  *
+ * The Lindley fit assumes the queue may empty, and so starts each stream
+ * at its lowest delay; with ACK jitter of a millisecond that lowest point
+ * is often noise, the rest of the stream then "rises" and A reads low
+ * (0.6-0.8 A on the VM's recordings). A bulk Reno sender, though, mostly
+ * measures on its own standing queue, which never empties during a
+ * stream. There the queue simply integrates arrivals minus service, so
+ * a sample's delay is o_i + bytes / C - t A / C (bytes sent and time
+ * elapsed since the stream's first sample, o_i one offset per stream):
+ * linear in the two unknowns, a least-squares fit over all samples of
+ * all streams gives A = (A / C) / (1 / C), with no start point to choose
+ * and no bias from zero-mean jitter. It is used when every stream's
+ * lowest delay stands more than noise_us above the connection's minimum
+ * RTT (the delay of an empty queue).
+ *
  * The search range spans [A / 2, 3 A] around the latest result, wider
  * if recent results spread more: the upper streams must run far enough
  * above A to build a queue that stands out of the noise. A result on an
@@ -34,6 +48,7 @@
 #define IMTCP_RANGE_UP		3	/* range: A / 2 .. 3 A */
 #define IMTCP_FIRST_LO_DIV	2	/* first range: hint / 2 .. */
 #define IMTCP_FIRST_HI_MUL	16	/* .. hint * 16 */
+#define IMTCP_FLUID_SPAN_US	1000000	/* longer streams count as 1 s */
 
 /* The rate of the gap after segment j (0 .. n - 2) of a stream. */
 u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j)
@@ -288,6 +303,12 @@ static void inv_rates(const struct imtcp_stream *st, u32 n, u64 *inv)
 				   max_t(u64, real_rate(st, n, j), 1));
 }
 
+/* A stream the fits use: analysed as rising or flat. */
+static bool usable(const struct imtcp_stream *st)
+{
+	return st->outcome == IMTCP_OUT_RISE || st->outcome == IMTCP_OUT_FLAT;
+}
+
 /*
  * The A in [bl, bu) whose queue model explains the delays of all usable
  * streams best, with one common slope (the link's service time per
@@ -307,8 +328,7 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 
 		a = bl + div_u64((bu - bl) * c, IMTCP_FIT_STEPS);
 		for (i = 0; i < k; i++)
-			if (st[i].outcome == IMTCP_OUT_RISE ||
-			    st[i].outcome == IMTCP_OUT_FLAT)
+			if (usable(&st[i]))
 				fit_stream(&st[i], n, a, inv[i], &f);
 		if (f.sxx <= 0 || f.sxd <= 0)
 			continue;
@@ -321,15 +341,163 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 	return best_c;
 }
 
+/* Sums of the standing-queue fit: x1 bytes, x2 us, y delay us. */
+struct fluid_sums {
+	s64 s11, s12, s22;	/* x1 x1, x1 x2, x2 x2 */
+	s64 s1y, s2y;		/* x1 y, x2 y */
+	u32 samples, streams;
+};
+
+/*
+ * Add one stream to the standing-queue fit, as deviations from its own
+ * means (one offset per stream): x1 the bytes sent since its first
+ * sample, x2 the time since that sample left, y the delay.
+ */
+static void fluid_stream(const struct imtcp_stream *st, struct fluid_sums *f)
+{
+	s64 m1 = 0, m2 = 0, my = 0, p11 = 0, p12 = 0, p22 = 0, p1y = 0;
+	s64 p2y = 0, x1, x2;
+	u32 i, n = st->nsamples;
+	s32 d[IMTCP_N_MAX];
+
+	rel_delays(st, d);
+	for (i = 0; i < n; i++) {
+		x1 = (s64)(st->s[i].seg - st->s[0].seg) * st->seg_bytes;
+		x2 = clamp_t(s32, (s32)(st->s[i].tx_us - st->s[0].tx_us), 0,
+			     IMTCP_FLUID_SPAN_US);
+		m1 += x1;
+		m2 += x2;
+		my += d[i];
+		p11 += x1 * x1;
+		p12 += x1 * x2;
+		p22 += x2 * x2;
+		p1y += x1 * d[i];
+		p2y += x2 * d[i];
+	}
+	f->s11 += p11 - div64_s64(m1 * m1, n);
+	f->s12 += p12 - div64_s64(m1 * m2, n);
+	f->s22 += p22 - div64_s64(m2 * m2, n);
+	f->s1y += p1y - div64_s64(m1 * my, n);
+	f->s2y += p2y - div64_s64(m2 * my, n);
+	f->samples += n;
+	f->streams++;
+}
+
+static u64 magnitude(s64 v)
+{
+	return v < 0 ? -(u64)v : (u64)v;
+}
+
+/* Shift that brings the largest of |a|, |b|, |c| below 2^31. */
+static u32 fit_shift(s64 a, s64 b, s64 c)
+{
+	u64 top = max_t(u64, magnitude(a),
+			max_t(u64, magnitude(b), magnitude(c)));
+	u32 sh = 0;
+
+	while ((top >> sh) >= (1ULL << 31))
+		sh++;
+	return sh;
+}
+
+/*
+ * A from streams that all met a standing queue: y = o_i + x1 / C -
+ * x2 A / C, least squares with the two common coefficients. The ratio
+ * of the solutions is A (bytes per us); the determinant cancels. Both
+ * scaled sets of sums keep their ratios, so the products stay in range.
+ * 0 if the fit finds no service time (delays that do not grow with the
+ * bytes sent) or no positive A.
+ */
+static u64 fluid_solve(struct fluid_sums *f)
+{
+	u32 sx = fit_shift(f->s11, f->s12, f->s22);
+	u32 sy = fit_shift(f->s1y, f->s2y, 0);
+	s64 num, den;
+
+	f->s11 >>= sx;
+	f->s12 >>= sx;
+	f->s22 >>= sx;
+	f->s1y >>= sy;
+	f->s2y >>= sy;
+	num = f->s12 * f->s1y - f->s11 * f->s2y;
+	den = f->s22 * f->s1y - f->s12 * f->s2y;
+	if (num <= 0 || den <= 0)
+		return 0;
+	while (num >= (1LL << 40)) {
+		num >>= 1;
+		den >>= 1;
+	}
+	if (!den)
+		return 0;
+	return div64_u64((u64)num * 8 * 1000000, den);
+}
+
+/*
+ * Did every usable stream meet a standing queue: its lowest delay more
+ * than noise_us above @base_us (the connection's minimum RTT, the delay
+ * of an empty queue; 0 unknown)? Needs two such streams at least, and
+ * segment sizes.
+ */
+static bool standing_queue(const struct imtcp_stream *st, u32 k,
+			   const struct imtcp_est_cfg *c, s32 base_us)
+{
+	u32 i, j, n = 0;
+	s32 low;
+
+	if (base_us <= 0)
+		return false;
+	for (i = 0; i < k; i++) {
+		if (!usable(&st[i]))
+			continue;
+		if (!st[i].seg_bytes)
+			return false;
+		low = st[i].s[0].delay_us;
+		for (j = 1; j < st[i].nsamples; j++)
+			low = min_t(s32, low, st[i].s[j].delay_us);
+		if (low - base_us <= c->noise_us)
+			return false;
+		n++;
+	}
+	return n >= 2;
+}
+
+/*
+ * The standing-queue fit of a measurement (see the top of this file).
+ * It measures A directly, not by placing it in the probed range
+ * [@bl, @bu], so a result outside the range is no edge: the next range
+ * centres on it. Kept within half and twice the range, though: the
+ * extrapolation is only as good as the streams' spread of rates.
+ */
+static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 bl,
+			     u64 bu)
+{
+	struct fluid_sums f = { 0 };
+	u64 a;
+	u32 i;
+
+	for (i = 0; i < k; i++)
+		if (usable(&st[i]))
+			fluid_stream(&st[i], &f);
+	if (f.samples < f.streams + 3)	/* two coefficients, one offset each */
+		return 0;
+	a = fluid_solve(&f);
+	if (!a)
+		return 0;
+	return clamp_t(u64, a, bl / 2, 2 * bu);
+}
+
 /*
  * One result from the k analysed streams of a measurement (rates rising
  * from stream to stream, together covering [bl, bu]). Probed is only what
  * the streams really sustained: above their highest sustained rate no
  * candidate is tried. No stream rising: A is at least that rate (edge).
- * Otherwise the joint fit places A; at the range's lowest candidate A is
- * at or below bl (edge). Returns 0 when the measurement gave no answer.
+ * Otherwise, if every stream met a standing queue (@base_us: the delay
+ * of an empty one), the standing-queue fit gives A; if not, the joint
+ * Lindley fit places it, and at the range's lowest candidate A is at or
+ * below bl (edge). Returns 0 when the measurement gave no answer.
  */
-u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,
+u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
+		  const struct imtcp_est_cfg *cfg, s32 base_us,
 		  enum imtcp_edge *edge)
 {
 	u32 i, rising = 0, c;
@@ -341,8 +509,7 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,
 	bl = st[0].lo_bps;
 	for (i = 0; i < k; i++) {
 		rising += st[i].outcome == IMTCP_OUT_RISE;
-		if (st[i].outcome == IMTCP_OUT_RISE ||
-		    st[i].outcome == IMTCP_OUT_FLAT)
+		if (usable(&st[i]))
 			top = max_t(u64, top, top_rate(&st[i]));
 	}
 	/* a sender slower than planned probed only up to what it sent */
@@ -355,7 +522,9 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,
 	}
 	if (bu <= bl)
 		return 0;
-	c = fit_measurement(st, k, n, bl, bu);
+	if (standing_queue(st, k, cfg, base_us))
+		return fluid_measurement(st, k, bl, bu);
+	c = fit_measurement(st, k, cfg->n, bl, bu);
 	if (c >= IMTCP_FIT_STEPS)
 		return 0;
 	if (c == 0)

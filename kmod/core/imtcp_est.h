@@ -12,7 +12,8 @@
  * Streams whose delays end in a rise ran above A; where A lies is fitted
  * from the shape of all streams' delays together, over the gaps the
  * segments really had (from the samples' departure times) rather than
- * the planned ones (imtcp_est.c).
+ * the planned ones, or on a standing queue from a linear fit of delays
+ * against bytes sent and time elapsed (imtcp_est.c).
  *
  * Rates are in bit/s, times in us.
  */
@@ -85,7 +86,8 @@ s32 imtcp_queue_ceiling(const s32 *max_us, const s32 *min_us,
 			const struct imtcp_est_cfg *c);
 void imtcp_analyse_stream(struct imtcp_stream *st,
 			  const struct imtcp_est_cfg *c, s32 ceiling_us);
-u64 imtcp_combine(const struct imtcp_stream *st, u32 k, u32 n,
+u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
+		  const struct imtcp_est_cfg *cfg, s32 base_us,
 		  enum imtcp_edge *edge);
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);

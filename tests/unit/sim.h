@@ -23,6 +23,8 @@ struct sim {
 	int compress;		/* ACK compression: ACKs leave in pairs */
 	unsigned int seed;
 	double q_us;		/* backlog at the link, in us of work */
+	double standing_us;	/* backlog each measurement starts with */
+	s32 min_rtt_us;		/* lowest delay recorded so far (0: none) */
 	double now_us;
 	double next_cross_us;	/* Poisson: next cross packet */
 };
@@ -93,6 +95,8 @@ static double sim_stream(struct sim *s, struct imtcp_stream *st, u32 n,
 		x->seg = j;
 		x->tx_us = (u32)tx[j];
 		x->delay_us = (s32)(a - tx[j]);
+		if (!s->min_rtt_us || x->delay_us < s->min_rtt_us)
+			s->min_rtt_us = x->delay_us;
 	}
 	return t;
 }
@@ -102,17 +106,22 @@ static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 		       const struct imtcp_est_cfg *c, struct imtcp_stream *st,
 		       double t0)
 {
+	/* a measurement that overran its slot delays the next: no time
+	 * runs backwards (the link would gain work) */
+	double t = t0 > s->now_us ? t0 : s->now_us;
 	enum imtcp_edge edge;
-	double t = t0;
 	u64 raw;
 	u32 i;
 
+	sim_advance(s, t);
+	if (s->q_us < s->standing_us)
+		s->q_us = s->standing_us;
 	for (i = 0; i < c->k; i++) {
 		imtcp_plan_stream(e, c, i, &st[i]);
 		t = sim_stream(s, &st[i], c->n, 1448, t) + 2000;
 		imtcp_analyse_stream(&st[i], c, 0);
 	}
-	raw = imtcp_combine(st, c->k, c->n, &edge);
+	raw = imtcp_combine(st, c->k, c, s->min_rtt_us, &edge);
 	imtcp_est_update(e, c, raw, edge);
 	return raw;
 }
