@@ -12,6 +12,8 @@
 #   make vm-test      only the kselftests inside a VM
 #   make bench        goodput benchmark, imtcp against reno, inside a VM
 #   make bench-accuracy  the estimate against a known available bandwidth
+#   make record       record the module's measurements in a VM as replay
+#                     files for the unit tests (build/replays)
 #   make demo         the main job: a shaped transfer with cross traffic in a
 #                     VM, ss -ti and imtcp's estimates as it runs
 #   make deps         install what all of the above need (Debian 12, as root)
@@ -30,7 +32,7 @@ MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
 		     $(CURDIR)/kmod/uapi/*.h)
 
 .PHONY: all module clean check style unit tools test vm-test bench demo deps \
-	ksrc bench-accuracy
+	ksrc bench-accuracy record
 
 all: module
 
@@ -89,6 +91,18 @@ bench-accuracy: module tools
 	scripts/install-deps.sh --bench
 	scripts/vm/run-vm.sh --name accuracy --timeout 3600 -- \
 		scripts/bench/accuracy.sh
+
+record: module tools
+	scripts/vm/run-vm.sh --name record --timeout 600 -- scripts/bench/record.sh
+	@mkdir -p $(BUILD)/replays
+	@for t in $(BUILD)/vm/record/rec-x*.trace; do \
+		n=$$(basename $$t .trace); \
+		python3 tests/unit/trace2replay.py $$t "VM (TCG) recording by make \
+record, $$(date +%F), module $$(git describe --always --dirty): bulk \
+sender, 50 Mbit/s tbf (burst 3028), 20 ms each way, CBR \
+$$(cat $(BUILD)/vm/record/$$n.truth)" > $(BUILD)/replays/$$n.replay && \
+		echo "$(BUILD)/replays/$$n.replay"; \
+	done
 
 demo: deps module tools
 	scripts/vm/run-vm.sh --name demo -- scripts/demo.sh
