@@ -388,14 +388,17 @@ static u64 magnitude(s64 v)
 	return v < 0 ? -(u64)v : (u64)v;
 }
 
-/* Shift that brings the largest of |a|, |b|, |c| below 2^31. */
+/*
+ * Shift that brings the largest of |a|, |b|, |c| below 2^30, so that a
+ * difference of two products of such values stays within s64.
+ */
 static u32 fit_shift(s64 a, s64 b, s64 c)
 {
 	u64 top = max_t(u64, magnitude(a),
 			max_t(u64, magnitude(b), magnitude(c)));
 	u32 sh = 0;
 
-	while ((top >> sh) >= (1ULL << 31))
+	while ((top >> sh) >= (1ULL << 30))
 		sh++;
 	return sh;
 }
