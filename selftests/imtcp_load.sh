@@ -50,9 +50,13 @@ test_sysctl_default() {
 test_ss_shows_imtcp() {
 	local port=5302 out
 	"$XFER" recv -p $port &
-	"$XFER" send -c 127.0.0.1 -p $port -C imtcp -t 3 >/dev/null &
-	sleep 1.5
-	out=$(ss -tin "dport = :$port")
+	"$XFER" send -c 127.0.0.1 -p $port -C imtcp -t 4 >/dev/null &
+	# poll: under TCG the connection may take a moment to appear
+	for _ in 1 2 3 4 5 6; do
+		sleep 0.5
+		out=$(ss -tin "dport = :$port")
+		echo "$out" | grep -qw imtcp && break
+	done
 	wait
 	echo "$out"
 	echo "$out" | grep -qw imtcp || fail "ss -ti does not show imtcp"
