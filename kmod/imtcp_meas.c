@@ -387,6 +387,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	s32 ceiling = imtcp_queue_ceiling(m->delay_max, m->delay_min,
 					  &m->cfg);
+	u32 min_rtt = tcp_min_rtt(tp);
 	enum imtcp_edge edge;
 	u64 raw;
 	u32 i;
@@ -401,9 +402,9 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 		imtcp_analyse_stream(st, &m->cfg, ceiling);
 		trace_imtcp_stream(m->cookie, i, st->lo_bps, st->hi_bps,
 				   m->cfg.n, st->seg_bytes, st->nsamples,
-				   st->outcome, tcp_min_rtt(tp));
+				   st->outcome, min_rtt);
 	}
-	raw = imtcp_combine(m->st, m->cfg.k, &m->cfg, tcp_min_rtt(tp), &edge);
+	raw = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge);
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
 	imtcp_est_update(&m->est, &m->cfg, raw, edge);
 	imtcp_cu_result(&m->cu, raw != 0);

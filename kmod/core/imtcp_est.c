@@ -110,17 +110,26 @@ static u64 isqrt64(u64 x)
 	return r;
 }
 
+/* The lowest delay of a stream's samples (it has at least one). */
+static s32 lowest_delay(const struct imtcp_stream *st)
+{
+	s32 low = st->s[0].delay_us;
+	u32 i;
+
+	for (i = 1; i < st->nsamples; i++)
+		low = min_t(s32, low, st->s[i].delay_us);
+	return low;
+}
+
 /*
  * Relative delays of a stream's samples, clamped (the fit's sums must not
  * overflow), and the index of the last lowest one.
  */
 static u32 rel_delays(const struct imtcp_stream *st, s32 *d)
 {
-	s32 floor = st->s[0].delay_us;
+	s32 floor = lowest_delay(st);
 	u32 i, first = 0;
 
-	for (i = 1; i < st->nsamples; i++)
-		floor = min_t(s32, floor, st->s[i].delay_us);
 	for (i = 0; i < st->nsamples; i++) {
 		d[i] = min_t(s32, st->s[i].delay_us - floor, IMTCP_DELAY_CAP);
 		if (d[i] == 0)
@@ -444,20 +453,15 @@ static u64 fluid_solve(struct fluid_sums *f)
 static bool standing_queue(const struct imtcp_stream *st, u32 k,
 			   const struct imtcp_est_cfg *c, s32 base_us)
 {
-	u32 i, j, n = 0;
-	s32 low;
+	u32 i, n = 0;
 
 	if (base_us <= 0)
 		return false;
 	for (i = 0; i < k; i++) {
 		if (!usable(&st[i]))
 			continue;
-		if (!st[i].seg_bytes)
-			return false;
-		low = st[i].s[0].delay_us;
-		for (j = 1; j < st[i].nsamples; j++)
-			low = min_t(s32, low, st[i].s[j].delay_us);
-		if (low - base_us <= c->noise_us)
+		if (!st[i].seg_bytes ||
+		    lowest_delay(&st[i]) - base_us <= c->noise_us)
 			return false;
 		n++;
 	}
