@@ -58,6 +58,13 @@ u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j)
 	return st->lo_bps + div_u64((st->hi_bps - st->lo_bps) * j, n - 2);
 }
 
+/* The planned length of that gap: a segment's time at its rate, in ns. */
+u64 imtcp_gap_ns(const struct imtcp_stream *st, u32 n, u32 j)
+{
+	return div64_u64((u64)st->seg_bytes * 8 * IMTCP_NS_PER_S,
+			 max_t(u64, imtcp_gap_rate(st, n, j), 1));
+}
+
 /* Rates of stream i of a measurement: sub-range i of [bl, bu]. */
 void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		       u32 i, struct imtcp_stream *st)
@@ -262,9 +269,7 @@ static u64 real_rate(const struct imtcp_stream *st, u32 n, u32 j)
 		if (dt <= 0)
 			return IMTCP_RATE_B2B;
 		for (g = a->seg; g < b->seg; g++)
-			plan_us += div64_u64((u64)st->seg_bytes * 8 * 1000000,
-					     max_t(u64, imtcp_gap_rate(st, n, g),
-						   1));
+			plan_us += div_u64(imtcp_gap_ns(st, n, g), 1000);
 		return div_u64(imtcp_gap_rate(st, n, j) * plan_us, dt);
 	}
 	return imtcp_gap_rate(st, n, j);

@@ -31,6 +31,7 @@
 #define IMTCP_RATE_MIN		100000ULL
 /* The rate of a gap between segments that left in one skb: 1 Tbit/s. */
 #define IMTCP_RATE_B2B		1000000000000ULL
+#define IMTCP_NS_PER_S		1000000000ULL
 
 struct imtcp_sample {
 	u8 seg;		/* index of the segment in its stream */
@@ -80,6 +81,7 @@ struct imtcp_est_cfg {
 };
 
 u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j);
+u64 imtcp_gap_ns(const struct imtcp_stream *st, u32 n, u32 j);
 void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		       u32 i, struct imtcp_stream *st);
 s32 imtcp_queue_ceiling(const s32 *max_us, const s32 *min_us,

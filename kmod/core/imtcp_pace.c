@@ -11,15 +11,6 @@
  */
 #include "imtcp_pace.h"
 
-#define NSEC_PER_SEC_U64	1000000000ULL
-
-/* The planned gap after segment @j of a stream. */
-static u64 gap_ns(const struct imtcp_stream *st, u32 n, u32 j)
-{
-	return div64_u64((u64)st->seg_bytes * 8 * NSEC_PER_SEC_U64,
-			 max_t(u64, imtcp_gap_rate(st, n, j), 1));
-}
-
 /* The planned departure of each segment, from the first's, in @t. */
 static void plan_times(const struct imtcp_stream *st, u32 n, u64 *t)
 {
@@ -27,16 +18,7 @@ static void plan_times(const struct imtcp_stream *st, u32 n, u64 *t)
 
 	t[0] = 0;
 	for (j = 1; j < n; j++)
-		t[j] = t[j - 1] + gap_ns(st, n, j - 1);
-}
-
-/* Planned time from a stream's first departure to segment @j's. */
-u64 imtcp_plan_ns(const struct imtcp_stream *st, u32 n, u32 j)
-{
-	u64 t[IMTCP_N_MAX];
-
-	plan_times(st, n, t);
-	return t[min_t(u32, j, n - 1)];
+		t[j] = t[j - 1] + imtcp_gap_ns(st, n, j - 1);
 }
 
 /* The rate that makes the stack's next departure come @gap_ns from now. */
@@ -44,7 +26,7 @@ static u64 rate_for_gap(u64 bytes, u64 gap_ns, u64 late_ns)
 {
 	u64 len_ns = late_ns < gap_ns ? gap_ns + late_ns : 2 * gap_ns;
 
-	return div64_u64(bytes * 8 * NSEC_PER_SEC_U64, len_ns);
+	return div64_u64(bytes * 8 * IMTCP_NS_PER_S, len_ns);
 }
 
 /*

@@ -28,7 +28,6 @@ struct imtcp_pace {
 	u64 rate_bps;	/* pacing rate to set for them */
 };
 
-u64 imtcp_plan_ns(const struct imtcp_stream *st, u32 n, u32 j);
 void imtcp_pace_next(const struct imtcp_stream *st, u32 n, u32 sent,
 		     u64 elapsed_ns, u64 late_ns, u32 room,
 		     struct imtcp_pace *p);
