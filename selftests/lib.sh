@@ -108,7 +108,7 @@ unload_imtcp() {
 topo_up() {
 	local rate=$1 delay=$2
 	shift 2
-	modprobe -q veth sch_netem sch_tbf 2>/dev/null
+	modprobe -qa veth sch_netem sch_tbf 2>/dev/null
 	ip netns add "$NS_SND" && ip netns add "$NS_RTR" && ip netns add "$NS_RCV" ||
 		return 1
 	ip -n "$NS_SND" link add s0 type veth peer name r0 netns "$NS_RTR"
@@ -218,7 +218,8 @@ trace_start() {
 	local e
 	[ -d $TRACEFS/events ] || return 1
 	echo 0 > $TRACEFS/tracing_on
-	echo 0 > $TRACEFS/options/record-cmd
+	# Without record-cmd (6.1 has it) tracing would hook the scheduler.
+	echo 0 > $TRACEFS/options/record-cmd || return 1
 	echo 0 > $TRACEFS/events/enable
 	echo 16384 > $TRACEFS/buffer_size_kb
 	: > $TRACEFS/trace
