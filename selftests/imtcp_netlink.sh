@@ -4,13 +4,16 @@
 # imtcp-stat and the netlink registry with many sockets, several network
 # namespaces, events, and module unload:
 #   - with imtcp not loaded, imtcp-stat says so (exit 3);
-#   - with no imtcp socket, the header and exit 4;
+#   - with no imtcp socket, the header (with -t, a Time column first)
+#     and exit 4;
 #   - 1000 connections (2000 imtcp sockets): -j lists each exactly once,
 #     the same set of cookies as SO_COOKIE; a table row per socket;
 #     a filter by cookie gives that socket;
 #   - sockets of another network namespace are not visible; they are
 #     from inside it;
-#   - imtcp-stat -w -j receives an event per estimate (JSON per line);
+#   - imtcp-stat -w -j -t receives an event per estimate (JSON per
+#     line), each stamped with the time it arrived (in order, within
+#     the transfer);
 #     TCP_CC_INFO and netlink give the same estimate for a socket;
 #   - closing all sockets while dumps run: no error, the count returns to
 #     zero; rmmod works with a monitor still attached.
@@ -43,6 +46,7 @@ test_no_sockets() {
 	[ $rc = 4 ] || fail "exit $rc, expected 4"
 	echo "$out" | grep -q "^Cookie" || fail "no header"
 	[ "$("$STAT" -j)" = "[]" ] || fail "JSON of nothing is not []"
+	"$STAT" -t | grep -q "^Time  *Cookie" || fail "no Time column with -t"
 }
 
 # Start the 1000 connections (in the main shell); fd 3 writes to the
@@ -113,10 +117,11 @@ assert not mine & {r["cookie"] for r in json.load(sys.stdin)}
 # without pause (hold_budget=100) so that estimates come within 8 s.
 test_monitor_events() {
 	local n line cookie est got budget=/sys/module/imtcp/parameters/hold_budget
-	local old
+	local old t0
 	old=$(cat $budget)
 	echo 100 > $budget
-	in_snd "$STAT" -w -j > "$WORK/events" 2>&1 &
+	t0=$EPOCHREALTIME
+	in_snd "$STAT" -w -j -t > "$WORK/events" 2>&1 &
 	local mon=$!
 	trace_start imtcp/imtcp_estimate || fail "tracing"
 	sleep 1
@@ -145,14 +150,17 @@ print(r[0]["estimate_bps"] if len(r) == 1 else "none")')
 	trace_stop "$WORK/est.trace"
 	kill "$mon"
 	n=$(grep -c imtcp_estimate "$WORK/est.trace")
-	python3 - "$WORK/events" "$n" <<'PY' || fail "events"
+	python3 - "$WORK/events" "$n" "$t0" "$EPOCHREALTIME" <<'PY' || fail "events"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-n = int(sys.argv[2])
+n, t0, t1 = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 print(f"{len(ev)} events, {n} estimates traced")
 assert ev, "no event"
 assert len(ev) == n, "events and estimates differ"
 assert all(e["estimate_bps"] > 0 for e in ev)
+t = [e["time"] for e in ev]
+print(f"stamped {t[0] - t0:.3f} .. {t[-1] - t0:.3f} s into {t1 - t0:.3f} s")
+assert t == sorted(t) and t0 <= t[0] and t[-1] <= t1, "time stamps"
 PY
 }
 

@@ -45,7 +45,7 @@ struct filter {
 };
 
 static struct {
-	bool json, watch, stats, reset;
+	bool json, watch, stats, reset, stamp;
 	double interval;
 	struct filter f;
 } opt = { .f = { .sport = -1, .dport = -1 } };
@@ -237,8 +237,33 @@ static void endpoint(char *buf, size_t len, const char *addr, uint16_t port,
 		snprintf(buf, len, "%s:%u", addr, port);
 }
 
+/*
+ * With -t, rows begin with the time they were read (wall clock): in the
+ * table as ip -ts prints it, in JSON as seconds since the epoch.
+ */
+static struct timespec now_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts;
+}
+
+static void print_stamp(void)
+{
+	struct timespec ts = now_wall();
+	char buf[32];
+	struct tm tm;
+
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	printf("%s.%06ld ", buf, ts.tv_nsec / 1000);
+}
+
 static void print_header(void)
 {
+	if (opt.stamp)
+		printf("%-26s ", "Time");
 	printf("%-20s %-23s %-23s %10s %-21s %8s %6s %5s %-6s %3s %9s %6s %10s\n",
 	       "Cookie", "Local Address:Port", "Peer Address:Port",
 	       "Estimate", "Range", "Age", "Meas", "Fail", "State", "m",
@@ -259,6 +284,8 @@ static void print_table_row(const struct row *r)
 	else
 		snprintf(age, sizeof(age), "-");
 	snprintf(rtt, sizeof(rtt), "%.1fms", r->srtt / 1000.0);
+	if (opt.stamp)
+		print_stamp();
 	printf("%-20" PRIu64 " %-23s %-23s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s\n",
 	       r->cookie, l, p, r->est ? rate(r->est, e, sizeof(e)) : "-",
 	       r->hi ? rg : "-", age, r->meas, r->fail, state_name(r->state),
@@ -267,7 +294,13 @@ static void print_table_row(const struct row *r)
 
 static void print_json_row(const struct row *r)
 {
-	printf("{\"cookie\":%" PRIu64 ",\"family\":\"%s\","
+	struct timespec ts = now_wall();
+
+	printf("{");
+	if (opt.stamp)
+		printf("\"time\":%lld.%06ld,", (long long)ts.tv_sec,
+		       ts.tv_nsec / 1000);
+	printf("\"cookie\":%" PRIu64 ",\"family\":\"%s\","
 	       "\"local\":{\"addr\":\"%s\",\"port\":%u},"
 	       "\"peer\":{\"addr\":\"%s\",\"port\":%u},"
 	       "\"estimate_bps\":%" PRIu64 ",\"raw_bps\":%" PRIu64 ","
@@ -406,12 +439,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: imtcp-stat [OPTIONS] [FILTER]\n"
-		"       imtcp-stat monitor [-j]\n"
+		"       imtcp-stat monitor [-j] [-t]\n"
 		"Show the available-bandwidth estimates of imtcp connections in this\n"
 		"network namespace.\n\n"
 		"  -j, --json          JSON: one document; with -w one object per line\n"
 		"  -w, --watch         stream each estimate as it is made (= monitor)\n"
 		"  -i, --interval SEC  list again every SEC seconds\n"
+		"  -t, --timestamp     begin each row with the time it was read\n"
 		"  -s, --stats         module-wide statistics\n"
 		"      --reset-stats   zero the statistics (needs CAP_NET_ADMIN)\n"
 		"  -h, --help          this text\n"
@@ -476,6 +510,7 @@ static void parse_args(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "watch", no_argument, NULL, 'w' },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "timestamp", no_argument, NULL, 't' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "reset-stats", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
@@ -491,11 +526,12 @@ static void parse_args(int argc, char **argv)
 		argv++;
 		argc--;
 	}
-	while ((c = getopt_long(argc, argv, "jwi:shV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jwi:tshV", lo, NULL)) != -1) {
 		switch (c) {
 		case 'j': opt.json = true; break;
 		case 'w': opt.watch = true; break;
 		case 's': opt.stats = true; break;
+		case 't': opt.stamp = true; break;
 		case 'R': opt.reset = true; break;
 		case 'i':
 			opt.interval = strtod(optarg, &end);
