@@ -5,52 +5,119 @@
 # shaped test bed (50 Mbit/s bottleneck, 20 ms each way, and a cross-
 # traffic sender that shares only the bottleneck: see selftests/lib.sh),
 # run an 18 s bulk transfer on imtcp while UDP cross traffic goes 10, 30,
-# then 10 Mbit/s; imtcp-stat -w streams each estimate as the module
-# makes it, and every few seconds (as fast as the VM allows) the demo
-# shows the latest estimates, the available bandwidth as the router
-# counts it (50 - cross), and ss -ti.
+# then 10 Mbit/s. Two timelines interleave as they happen: once a second
+# the router's count of the cross traffic, so A = 50 - cross, and each
+# estimate as imtcp makes it (imtcp-stat -w -j -t). Both loops run on
+# shell builtins only: under TCG starting a process takes a good part of
+# a second, and the demo should not disturb what it shows. At the end:
+# the connection as ss -ti shows it, each estimate against the A the
+# router counted in the second before it, and the module's statistics.
 source "$(dirname "$0")/../selftests/lib.sh"
 SHAPE_BURST=3028
-trap 'topo_down' EXIT
+C_MBIT=50
+SECS=18
+OUT=$(mktemp -d)
+trap 'kill $sampler $watcher 2>/dev/null; topo_down; rm -rf "$OUT"' EXIT
+
+# One line a second: the cross traffic the router received in that
+# second (bytes on r2, timed where they are read) and A = C - cross. The
+# lines also go to $OUT/truth as "end_us cross_kbit_per_s".
+sample_truth() {
+	local t0=$1 f=/sys/class/net/r2/statistics/rx_bytes a b ta tb x
+	mkfifo "$OUT/tick"
+	exec 3<> "$OUT/tick"
+	read -r a < $f
+	ta=${EPOCHREALTIME/./}
+	while :; do
+		read -r -t 1 -u 3
+		read -r b < $f
+		tb=${EPOCHREALTIME/./}
+		x=$(((b - a) * 8000 / (tb - ta)))	# kbit/s
+		echo "$tb $x" >> "$OUT/truth"
+		a=$b
+		ta=$tb
+		printf '%6.1f  router: cross traffic %5.1f Mbit/s, so A = %5.1f Mbit/s\n' \
+			"$(((tb - t0) / 1000))e-3" "${x}e-3" \
+			"$(((C_MBIT * 1000 - x) < 0 ? 0 : C_MBIT * 1000 - x))e-3"
+	done
+}
+
+# Each estimate as it arrives; also to $OUT/est as "us estimate raw".
+print_estimates() {
+	local t0=$1 l t e r lo hi
+	local re='"time":([0-9]+)\.([0-9]+),.*"estimate_bps":([0-9]+),"raw_bps":([0-9]+),"range_bps":\[([0-9]+),([0-9]+)\]'
+	while read -r l; do
+		[[ $l =~ $re ]] || continue
+		t=$((BASH_REMATCH[1] * 1000000 + 10#${BASH_REMATCH[2]}))
+		e=${BASH_REMATCH[3]} r=${BASH_REMATCH[4]}
+		lo=${BASH_REMATCH[5]} hi=${BASH_REMATCH[6]}
+		echo "$t $e $r" >> "$OUT/est"
+		printf '%6.1f  imtcp:  estimate %5.1f Mbit/s   (this measurement %5.1f, range %.1f-%.1f)\n' \
+			"$(((t - t0) / 1000))e-3" "$((e / 1000))e-3" \
+			"$((r / 1000))e-3" "$((lo / 1000))e-3" "$((hi / 1000))e-3"
+	done
+}
 
 load_imtcp || exit 1
+STAT=$TOP/build/userspace/imtcp-stat
+[ -x "$STAT" ] || { echo "no $STAT: make tools"; exit 1; }
 echo "== loaded: $(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
-topo_up 50mbit 20 && cross_up || { echo "cannot build the test bed"; exit 1; }
+topo_up ${C_MBIT}mbit 20 && cross_up || { echo "cannot build the test bed"; exit 1; }
 echo "== bottleneck (router egress to the receiver):"
 tc -n "$NS_RTR" qdisc show dev r1 | sed 's/^/   /'
 in_rcv iperf3 -s -p 5202 >/dev/null 2>&1 &
-STAT=$TOP/build/userspace/imtcp-stat
-[ -x "$STAT" ] || { echo "no $STAT: make tools"; exit 1; }
-: > /tmp/demo-watch
-in_snd "$STAT" -w >> /tmp/demo-watch &
+sleep 1
+echo "== ${SECS} s of bulk imtcp; UDP cross traffic 10, 30, 10 Mbit/s; time in s"
+mkfifo "$OUT/events"
+t0=${EPOCHREALTIME/./}
+# ip netns exec execs its command: these PIDs are the loops themselves
+OUT=$OUT C_MBIT=$C_MBIT ip netns exec "$NS_RTR" \
+	bash -c "$(declare -f sample_truth); sample_truth $t0" &
+sampler=$!
+ip netns exec "$NS_SND" "$STAT" -w -j -t > "$OUT/events" &
 watcher=$!
+print_estimates "$t0" < "$OUT/events" &
+printer=$!
 (for r in 10 30 10; do
 	in_x iperf3 -c $RCV_ADDR -p 5202 -u -b ${r}M -l 1448 -t 6 >/dev/null 2>&1
 done) &
 cross=$!
-timed_send imtcp 5201 18 > /tmp/demo-result &
+timed_send imtcp 5201 $SECS > "$OUT/result" &
 spid=$!
-t0=$(date +%s)
-while kill -0 "$spid" 2>/dev/null; do
-	x=$(cross_rate_mbps 1)
-	sleep 1
-	kill -0 "$spid" 2>/dev/null || break
-	echo "== imtcp-stat -w: $(($(wc -l < /tmp/demo-watch) - 1)) estimates so far, the latest:"
-	head -n 1 /tmp/demo-watch | sed 's/^/   /'
-	tail -n 3 /tmp/demo-watch | sed 's/^/   /'
-	est=$(in_snd "$STAT" -j dport 5201 | python3 -c '
-import json, sys
-r = json.load(sys.stdin)
-print(r[0]["estimate_bps"] if r else 0)')
-	echo "== t=$(($(date +%s) - t0))s: cross traffic $x Mbit/s, so A = $(awk \
-		-v x="$x" 'BEGIN { a = 50 - x; printf "%.1f", a < 0 ? 0 : a }') Mbit/s; imtcp estimate: $(awk \
-		-v e="${est:-0}" 'BEGIN { printf "%.1f", e / 1e6 }') Mbit/s"
-	in_snd ss -tin "dport = :5201" | sed -n '2,$p' | sed 's/^/   /'
-done
+sleep $((SECS / 2))
+in_snd ss -tin "dport = :5201" > "$OUT/ss"
 wait "$spid" || { echo "transfer failed"; exit 1; }
-wait "$cross"
-kill "$watcher" 2>/dev/null
-wait "$watcher" 2>/dev/null
-echo "== result: $(cat /tmp/demo-result)"
+kill "$sampler" "$watcher"
+wait "$printer" "$cross"
+echo "== the connection half way, as ss -ti showed it:"
+sed -n '2,$p' "$OUT/ss" | sed 's/^/   /'
+echo "== result: $(cat "$OUT/result")"
+echo "== each estimate against the A the router counted in the second before it:"
+touch "$OUT/est" "$OUT/truth"
+awk -v c=$C_MBIT -v t0="$t0" '
+FNR == NR { tt[++n] = $1; x[n] = $2 / 1000; next }
+{
+	a = ""
+	for (i = n; i >= 1; i--)
+		if (tt[i] <= $1) { a = c - x[i]; break }
+	if (a == "")
+		next
+	if (a < 0)
+		a = 0
+	e = $2 / 1e6
+	err = e > a ? e - a : a - e
+	printf "   t=%5.1f s  A = %5.1f  estimate %5.1f  error %5.1f Mbit/s (%.0f %% of C)\n",
+		($1 - t0) / 1e6, a, e, err, 100 * err / c
+	errs[++m] = err
+}
+END {
+	if (!m) { print "   no estimate to compare"; exit }
+	for (i = 2; i <= m; i++)	# a few dozen: insertion sort
+		for (j = i; j > 1 && errs[j - 1] > errs[j]; j--) {
+			v = errs[j]; errs[j] = errs[j - 1]; errs[j - 1] = v
+		}
+	printf "   %d estimates; median error %.1f Mbit/s (%.0f %% of C)\n",
+		m, errs[int((m + 1) / 2)], 100 * errs[int((m + 1) / 2)] / c
+}' "$OUT/truth" "$OUT/est"
 echo "== module statistics:"
-"$STAT" -s | sed 's/^/   /' 
+"$STAT" -s | sed 's/^/   /'
