@@ -7,13 +7,14 @@
 #   - steady CBR cross traffic, hold_budget=100: estimates are made (at
 #     least 10 in 20 s),
 #     each positive and at most 16 C (the module caps its range at 16
-#     times the delivery rate, which is at most C); the median of the second
-#     half and A = C - cross (the cross rate counted at the router) are
-#     printed. Accuracy is not asserted: the measurement issue asks for
-#     30 %, and under TCG runs of this test gave 1.38 and 3.8 times A
-#     (before the sustained-rate rule), 0.58-0.65 (the Lindley fit
-#     alone), 0.85 (one run with the standing-queue fit): too few runs
-#     yet for a bound that must not fail at random.
+#     times the delivery rate, which is at most C), and the median of
+#     the second half within 40 % of A = C - cross (the cross rate
+#     counted at the router). The measurement issue asks for 30 %; under
+#     TCG runs of this test gave 1.38 and 3.8 times A (before the
+#     sustained-rate rule), 0.58-0.65 (the Lindley fit alone, which
+#     this bound fails), and with the standing-queue fit 0.85, 0.85,
+#     0.75, 0.85, 0.74: two of five within 0.05 of the 30 % bound, too
+#     close for a test that must not fail at random.
 #   - the control unit entered STORE, SEND, PASS and EMPTY (tracepoints);
 #   - with 1 % loss, measurement is off during every CWR, Recovery and
 #     Loss episode (imtcp:imtcp_state against tcp:tcp_cong_state_set).
@@ -108,6 +109,8 @@ test_cbr_estimate() {
 		-v t="$truth" 'BEGIN { printf "%.2f", m / t }') x A)"
 	awk -v cap=$((16 * C_MBIT)) '$2 <= 0 || $2 / 1e6 > cap { bad = 1 } END { exit bad }' "$WORK/est" ||
 		fail "an estimate out of range"
+	awk -v m="$med" -v t="$truth" 'BEGIN { exit !(m >= 0.6 * t && m <= 1.4 * t) }' ||
+		fail "median $med Mbit/s is not within 40 % of A = $truth"
 }
 
 test_states_visited() {
@@ -192,7 +195,7 @@ topo_up ${C_MBIT}mbit $DELAY && cross_up || { echo "1..0 # SKIP no test bed"; ex
 
 tap_begin 6
 run_test param_ranges test_param_ranges
-run_test cbr_estimates_made test_cbr_estimate
+run_test cbr_estimate_within_40_percent test_cbr_estimate
 run_test control_unit_states test_states_visited
 run_test off_during_recovery test_off_in_recovery
 run_test app_limited_measures test_app_limited
