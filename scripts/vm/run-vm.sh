@@ -19,7 +19,7 @@
 #                    boot with it works, else software emulation)
 #   IMTCP_VM_MEM     guest memory (default 2G)
 #   IMTCP_VM_CPUS    guest CPUs (default 2)
-#   BENCH_*          passed on to the command (benchmark settings)
+#   BENCH_*, RECORD_* passed on to the command (benchmark, make record)
 #
 # Exit codes: the command's; 124 on timeout; 125 when the VM did not
 # report a result; 126 when the kernel logged a WARN, BUG, Oops or lockup.
@@ -166,10 +166,10 @@ rm -rf "$out"
 mkdir -p "$out"
 
 # The command, quoted for sh, with its exit code written where we read it;
-# BENCH_* settings of the caller go with it.
+# BENCH_* and RECORD_* settings of the caller go with it.
 {
 	printf 'cd %q || exit 1\n' "$top"
-	for v in $(compgen -v BENCH_); do
+	for v in $(compgen -v BENCH_) $(compgen -v RECORD_); do
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	printf '%q ' "$@"
