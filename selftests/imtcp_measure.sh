@@ -4,17 +4,18 @@
 # The measurement in a real kernel: 50 Mbit/s bottleneck, 20 ms each
 # way (lib.sh), a cross-traffic sender sharing only the bottleneck.
 #   - module parameters refuse values out of range;
-#   - steady CBR cross traffic, hold_budget=100: estimates are made (at
-#     least 10 in 20 s),
-#     each positive and at most 16 C (the module caps its range at 16
-#     times the delivery rate, which is at most C), and the median of
-#     the second half within 40 % of A = C - cross (the cross rate
-#     counted at the router). The measurement issue asks for 30 %; under
-#     TCG runs of this test gave 1.38 and 3.8 times A (before the
-#     sustained-rate rule), 0.58-0.65 (the Lindley fit alone, which
-#     this bound fails), and with the standing-queue fit 0.85, 0.85,
-#     0.75, 0.85, 0.74: two of five within 0.05 of the 30 % bound, too
-#     close for a test that must not fail at random.
+#   - steady CBR cross traffic (5 Mbit/s through a 20 Mbit/s
+#     bottleneck), hold_budget=100: estimates are made (at least 10 in
+#     20 s), each positive and at most 16 C (the module caps its range
+#     at 16 times the delivery rate, which is at most C), and the median
+#     of the second half within 30 % of A = C - cross (the cross rate
+#     counted at the router). This case runs at 20 Mbit/s, not the 50 of
+#     the other tests: under TCG the emulated machine cannot forward
+#     50 Mbit/s under load (a UDP sender offered 40-50 Mbit/s next to
+#     10 of cross traffic got 30-31 through, the bottleneck sent 28-37
+#     in all), so there A = C - cross overstates what the path offers
+#     and every estimator reads low (this test at 50: 0.74-0.85 A); at
+#     20 Mbit/s with 5 of cross a UDP sender got 14.0-14.4 of A = 14.85.
 #   - the control unit entered STORE, SEND, PASS and EMPTY (tracepoints);
 #   - with 1 % loss, measurement is off during every CWR, Recovery and
 #     Loss episode (imtcp:imtcp_state against tcp:tcp_cong_state_set).
@@ -34,7 +35,8 @@ require_root
 C_MBIT=50
 DELAY=20
 SHAPE_BURST=${SHAPE_BURST:-3028}
-CBR_MBIT=20
+CBR_C_MBIT=20
+CBR_MBIT=5
 SECS=20
 WORK=$(mktemp -d)
 PARAMS=/sys/module/imtcp/parameters
@@ -73,6 +75,7 @@ test_param_ranges() {
 # made 6 estimates in 20 s; test_hold_budget covers the budget).
 cbr_run() {
 	local x old
+	shape ${CBR_C_MBIT}mbit $DELAY || return 1
 	cross_cbr ${CBR_MBIT}M $((SECS + 4)) 5201
 	sleep 2
 	trace_start imtcp tcp/tcp_cong_state_set || return 1
@@ -87,6 +90,7 @@ cbr_run() {
 	trace_stop "$WORK/cbr.trace"
 	kill "$CROSS_PID" 2>/dev/null
 	wait
+	shape ${C_MBIT}mbit $DELAY || return 1
 	echo "$x" > "$WORK/cbr.cross"
 	cat "$WORK/cbr.xfer"
 	python3 "$TRACE_PY" summary "$WORK/cbr.trace"
@@ -96,7 +100,7 @@ test_cbr_estimate() {
 	local x truth n med t0
 	cbr_run || fail "CBR run"
 	x=$(cat "$WORK/cbr.cross")
-	truth=$(awk -v c=$C_MBIT -v x="$x" 'BEGIN { printf "%.2f", c - x }')
+	truth=$(awk -v c=$CBR_C_MBIT -v x="$x" 'BEGIN { printf "%.2f", c - x }')
 	python3 "$TRACE_PY" estimates "$WORK/cbr.trace" > "$WORK/est"
 	n=$(wc -l < "$WORK/est")
 	echo "cross traffic $x Mbit/s at the router: A = $truth Mbit/s; $n estimates"
@@ -107,10 +111,10 @@ test_cbr_estimate() {
 	[ -n "$med" ] || fail "no estimates in the second half"
 	echo "median estimate, second half: $med Mbit/s ($(awk -v m="$med" \
 		-v t="$truth" 'BEGIN { printf "%.2f", m / t }') x A)"
-	awk -v cap=$((16 * C_MBIT)) '$2 <= 0 || $2 / 1e6 > cap { bad = 1 } END { exit bad }' "$WORK/est" ||
+	awk -v cap=$((16 * CBR_C_MBIT)) '$2 <= 0 || $2 / 1e6 > cap { bad = 1 } END { exit bad }' "$WORK/est" ||
 		fail "an estimate out of range"
-	awk -v m="$med" -v t="$truth" 'BEGIN { exit !(m >= 0.6 * t && m <= 1.4 * t) }' ||
-		fail "median $med Mbit/s is not within 40 % of A = $truth"
+	awk -v m="$med" -v t="$truth" 'BEGIN { exit !(m >= 0.7 * t && m <= 1.3 * t) }' ||
+		fail "median $med Mbit/s is not within 30 % of A = $truth"
 }
 
 test_states_visited() {
@@ -195,7 +199,7 @@ topo_up ${C_MBIT}mbit $DELAY && cross_up || { echo "1..0 # SKIP no test bed"; ex
 
 tap_begin 6
 run_test param_ranges test_param_ranges
-run_test cbr_estimate_within_40_percent test_cbr_estimate
+run_test cbr_estimate_within_30_percent test_cbr_estimate
 run_test control_unit_states test_states_visited
 run_test off_during_recovery test_off_in_recovery
 run_test app_limited_measures test_app_limited
