@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Record the module's measurements for tests/unit/test_replay.c (run in the
-# VM by `make record`): a bulk imtcp sender over the test bed's 50 Mbit/s
-# bottleneck (20 ms each way) with CBR cross traffic, imtcp:* traced. Per
+# VM by `make record`): a bulk imtcp sender over the test bed's bottleneck
+# (RECORD_C_MBIT, default 50 Mbit/s; 20 ms each way) with CBR cross
+# traffic, imtcp:* traced. Per
 # cross-traffic level (RECORD_CBRS, Mbit/s; default "22 10") it leaves
 # rec-xN.trace and rec-xN.truth (the cross rate the router counted and
 # A = C - cross) in the run's output directory; `make record` turns them
@@ -11,8 +12,9 @@
 source "$(dirname "$0")/../../selftests/lib.sh"
 
 SHAPE_BURST=3028
+C=${RECORD_C_MBIT:-50}
 load_imtcp || exit 1
-topo_up 50mbit 20 && cross_up || exit 1
+topo_up ${C}mbit 20 && cross_up || exit 1
 for x in ${RECORD_CBRS:-22 10}; do
 	cross_cbr "${x}M" 34 5201
 	sleep 2
@@ -24,7 +26,7 @@ for x in ${RECORD_CBRS:-22 10}; do
 	r=$(cross_rate_mbps 20)
 	wait $snd
 	trace_stop "$IMTCP_OUT/rec-x$x.trace"
-	awk -v r="$r" 'BEGIN { printf "cross %s Mbit/s, A = %.2f Mbit/s\n", r, 50 - r }' \
+	awk -v r="$r" -v c="$C" 'BEGIN { printf "%s Mbit/s tbf, cross %s Mbit/s, A = %.2f Mbit/s\n", c, r, c - r }' \
 		| tee "$IMTCP_OUT/rec-x$x.truth"
 	cat "$IMTCP_OUT/x$x.line"
 	wait "$CROSS_PID"
