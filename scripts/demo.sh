@@ -8,9 +8,9 @@
 # then 4 Mbit/s. 20 Mbit/s: under TCG the emulated machine cannot
 # forward much more under load, and then A = C - cross would overstate
 # the path (Documentation/imtcp.rst, accuracy). Two timelines interleave
-# as they happen: once a second the router's count of the cross
-# traffic, so A = 20 - cross, and each
-# estimate as imtcp makes it (imtcp-stat -w -j -t). Both loops run on
+# as they happen: once a second the router's count of the cross traffic,
+# so A = 20 - cross, and each estimate as imtcp makes it (imtcp-stat -w
+# -j -t; print_estimates relies on its member order). Both loops run on
 # shell builtins only: under TCG starting a process takes a good part of
 # a second, and the demo should not disturb what it shows. At the end:
 # the connection as ss -ti shows it, each estimate against the A the

@@ -294,12 +294,13 @@ static void print_table_row(const struct row *r)
 
 static void print_json_row(const struct row *r)
 {
-	struct timespec ts = now_wall();
-
 	printf("{");
-	if (opt.stamp)
+	if (opt.stamp) {
+		struct timespec ts = now_wall();
+
 		printf("\"time\":%lld.%06ld,", (long long)ts.tv_sec,
 		       ts.tv_nsec / 1000);
+	}
 	printf("\"cookie\":%" PRIu64 ",\"family\":\"%s\","
 	       "\"local\":{\"addr\":\"%s\",\"port\":%u},"
 	       "\"peer\":{\"addr\":\"%s\",\"port\":%u},"
