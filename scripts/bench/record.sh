@@ -4,11 +4,11 @@
 # Record the module's measurements for tests/unit/test_replay.c (run in the
 # VM by `make record`): a bulk imtcp sender over the test bed's bottleneck
 # (RECORD_C_MBIT, default 50 Mbit/s; 20 ms each way) with CBR cross
-# traffic, imtcp:* traced. Per
-# cross-traffic level (RECORD_CBRS, Mbit/s; default "22 10") it leaves
-# rec-xN.trace and rec-xN.truth (the cross rate the router counted and
-# A = C - cross) in the run's output directory; `make record` turns them
-# into replay files with tests/unit/trace2replay.py.
+# traffic, imtcp:* traced. Per cross-traffic level (RECORD_CBRS, Mbit/s;
+# default "22 10"; RECORD_SECS each, default 25) it leaves rec-xN.trace
+# and rec-xN.truth (the cross rate the router counted and A = C - cross)
+# in the run's output directory; `make record` turns them into replay
+# files with tests/unit/trace2replay.py.
 source "$(dirname "$0")/../../selftests/lib.sh"
 
 SHAPE_BURST=3028
