@@ -16,6 +16,12 @@
 #     in all), so there A = C - cross overstates what the path offers
 #     and every estimator reads low (this test at 50: 0.74-0.85 A); at
 #     20 Mbit/s with 5 of cross a UDP sender got 14.0-14.4 of A = 14.85.
+#     Even there a run can find the emulated machine slow: once in nine
+#     runs the bulk flow itself got 6.7 Mbit/s (0.45 A; the others
+#     11.6-12.4) and the estimates followed it (0.45 A). Where the
+#     flow's goodput is below 0.6 A the test bed did not carry A: the
+#     median is printed and the test skipped (TAP SKIP, counted in the
+#     CI's last line).
 #   - the control unit entered STORE, SEND, PASS and EMPTY (tracepoints);
 #   - with 1 % loss, measurement is off during every CWR, Recovery and
 #     Loss episode (imtcp:imtcp_state against tcp:tcp_cong_state_set).
@@ -99,7 +105,7 @@ cbr_run() {
 }
 
 test_cbr_estimate() {
-	local x truth n med t0
+	local x truth n med t0 got
 	cbr_run || fail "CBR run"
 	x=$(cat "$WORK/cbr.cross")
 	truth=$(awk -v c=$CBR_C_MBIT -v x="$x" 'BEGIN { printf "%.2f", c - x }')
@@ -115,6 +121,9 @@ test_cbr_estimate() {
 		-v t="$truth" 'BEGIN { printf "%.2f", m / t }') x A)"
 	awk -v cap=$((16 * CBR_C_MBIT)) '$2 <= 0 || $2 / 1e6 > cap { bad = 1 } END { exit bad }' "$WORK/est" ||
 		fail "an estimate out of range"
+	got=$(field goodput_mbps "$(head -n 1 "$WORK/cbr.xfer")")
+	awk -v g="$got" -v t="$truth" 'BEGIN { exit !(g < 0.6 * t) }' &&
+		skip "the test bed carried $got Mbit/s of A = $truth this run (emulation too slow): accuracy not judged"
 	awk -v m="$med" -v t="$truth" 'BEGIN { exit !(m >= 0.7 * t && m <= 1.3 * t) }' ||
 		fail "median $med Mbit/s is not within 30 % of A = $truth"
 }
