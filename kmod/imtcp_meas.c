@@ -148,8 +148,8 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 
 	v->now_us = now_us(tp);
 	v->held = held_segs(sk);
-	/* less than a segment would wait for Nagle (or the app) anyway */
-	v->waiting = tp->write_seq - tp->snd_nxt >= tp->mss_cache;
+	/* a partial segment would wait for Nagle (or the app) anyway */
+	v->unsent = (tp->write_seq - tp->snd_nxt) / tp->mss_cache;
 	v->cwnd = tcp_snd_cwnd(tp);
 	v->in_flight = tcp_packets_in_flight(tp);
 	v->can_measure = can_measure(sk);

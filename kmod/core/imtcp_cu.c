@@ -37,14 +37,16 @@
  * are free (the standing queue: srtt - min_rtt, less the RTT's
  * variation, which is noise and not queue): while a standing queue
  * drains, the bottleneck stays busy and the hold costs nothing. Nor
- * does a hold cost while the application has not a full segment
- * waiting to be sent (an application-limited sender between writes):
- * there is nothing to delay (a write's last partial segment waits for
- * Nagle anyway while data is in flight), and such a sender's streams
- * can only form from a write that arrives during a hold. So on a full
- * bottleneck the connection measures as the paper does, on a thin
- * window it measures less often instead of sending less, and an
- * application-limited one measures on its writes.
+ * does a hold or a stream cost anything while the window is not what
+ * limits the sender: while all its unsent data could leave at once
+ * (an application-limited sender, whose writes fit in the window).
+ * Its goodput is the application's whatever the ACK clock does; what
+ * it pays is latency: a write's segments wait at most the hold time T
+ * (at most one srtt) and leave at the stream's rates. Such a sender's
+ * streams form from its writes. So on a full bottleneck the connection
+ * measures as the paper does, on a thin window it measures less often
+ * instead of sending less, and an application-limited one measures on
+ * its writes.
  */
 #include "imtcp_cu.h"
 
@@ -70,7 +72,7 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->deadline_us = 0;
 	cu->budget = IMTCP_BUDGET_MAX;
 	cu->clocked = 0;
-	cu->waited = 1;
+	cu->limited = 1;
 	cu->last_us = 0;
 	cu->free_us = 0;
 	cu->send_us = 0;
@@ -90,7 +92,8 @@ void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent)
 /*
  * A stream is charged only for the time it takes beyond what its
  * segments would have taken at the window's own rate (a stream paced
- * slower than the ACK clock holds the rest back).
+ * slower than the ACK clock holds the rest back), and only while the
+ * window limits the sender.
  */
 static u32 send_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 		       u32 dt)
@@ -102,27 +105,32 @@ static u32 send_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 	excess = cu->send_us > due ? cu->send_us - (u32)due : 0;
 	if (excess <= cu->send_charged)
 		return 0;
-	charge = excess - cu->send_charged;
+	charge = cu->limited ? excess - cu->send_charged : 0;
 	cu->send_charged = excess;
 	return v->srtt_us ? min_t(u32, charge, v->srtt_us) : charge;
 }
 
 /*
- * The part of @dt in STORE that costs: none if less than a segment
- * waited at the last step (the application had nothing to send; the
- * standing queue drains all the same), none for the first part that
- * the standing queue pays for, and at most an RTT (a longer hold was an
- * idle socket).
+ * The part of @dt in STORE that costs: none if the window did not limit
+ * the sender at the last step (all its data could have left; the
+ * application sets its pace), none for the first part that the standing
+ * queue pays for, and at most an RTT (a longer hold was an idle socket).
  */
 static u32 hold_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 		       u32 dt)
 {
-	u32 free = cu->waited ? min_t(u32, dt, cu->free_us) : dt, charge;
+	u32 free = cu->limited ? min_t(u32, dt, cu->free_us) : dt, charge;
 
 	cu->free_us -= min_t(u32, free, cu->free_us);
 	charge = v->srtt_us ? min_t(u32, dt - free, v->srtt_us) : dt - free;
 	cu->held_us += free + charge;
 	return charge;
+}
+
+/* More data waits than may leave now: the window paces the sender. */
+static bool window_limited(const struct imtcp_cu_view *v)
+{
+	return v->unsent > v->held;
 }
 
 /* Time since the last step: fill the budget, charge a hold for it. */
@@ -135,7 +143,7 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	cu->last_us = v->now_us;
 	if (!cu->clocked) {
 		cu->clocked = 1;
-		cu->waited = v->waiting;
+		cu->limited = window_limited(v);
 		return;
 	}
 	if (cu->state == IMTCP_SEND) {
@@ -144,7 +152,7 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	}
 	if (cu->state == IMTCP_STORE)
 		charge = hold_charge(cu, v, dt);
-	cu->waited = v->waiting;
+	cu->limited = window_limited(v);
 	cu->cost_us += charge;
 	if (cu->budget >= IMTCP_BUDGET_MAX)
 		return;

@@ -32,7 +32,7 @@ struct imtcp_cu {
 	u8 good;	/* successful measurements at this m */
 	u8 stream;	/* index of the stream being formed or sent */
 	u8 clocked;	/* last_us is set */
-	u8 waited;	/* data waited to be sent at the last step */
+	u8 limited;	/* the window kept data back at the last step */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 budget;	/* percent of time that holds may cost */
 	u32 last_us;	/* when the budget was last brought up to date */
@@ -49,7 +49,7 @@ struct imtcp_cu {
 struct imtcp_cu_view {
 	u32 now_us;
 	u32 held;		/* segments that could leave now */
-	bool waiting;		/* a full segment of unsent data queued */
+	u32 unsent;		/* full segments of data not sent yet */
 	u32 cwnd;
 	u32 in_flight;
 	u32 sent;		/* SEND: segments of the stream sent */

@@ -15,7 +15,7 @@ static struct imtcp_cu_view bulk(void)
 {
 	struct imtcp_cu_view v = {
 		.now_us = 1000, .held = 0, .cwnd = 40, .in_flight = 40,
-		.can_measure = true, .waiting = true,
+		.can_measure = true, .unsent = 1000,
 	};
 	return v;
 }
@@ -385,32 +385,68 @@ TEST(an_idle_hold_costs_at_most_one_rtt)
 }
 
 /*
- * An application-limited sender: a hold costs nothing until a write
- * arrives, and from then on as any other.
+ * An application-limited sender: a hold costs nothing while nothing
+ * waits, nor while what the application wrote fits in the window, and
+ * neither does a slow stream; a write that the window keeps back is
+ * charged as a bulk sender's.
  */
-TEST(a_hold_costs_nothing_while_nothing_waits)
+TEST(a_hold_costs_nothing_while_the_window_does_not_limit)
 {
 	struct imtcp_cu_view v = bulk();
 	struct imtcp_cu cu;
 
 	v.srtt_us = 40000;
-	v.waiting = false;
+	v.unsent = 0;
 	cu = budgeted(1, &v);
 	ASSERT_EQ(IMTCP_STORE, cu.state);
 	cu.deadline_us = v.now_us + 100000;
 	v.now_us += 30000;			/* 30 ms idle in STORE */
-	v.waiting = true;			/* a write arrives */
+	v.unsent = 3;				/* a write arrives */
 	v.held = 3;
 	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
+	v.now_us += 2000;			/* the next one, 2 ms on */
+	v.unsent = N;
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_SEND, cu.state);
 	EXPECT_EQ(0, cu.cost_us);
-	EXPECT_EQ(30000, cu.held_us);
-	EXPECT_EQ(30000 * 1, cu.credit);	/* earned, not spent */
-	v.now_us += 2000;			/* it waits 2 ms */
+	EXPECT_EQ(32000, cu.held_us);
+	EXPECT_EQ(32000 * 1, cu.credit);	/* earned, not spent */
+	v.seg_us = 100;
+	v.sent = 5;
+	v.unsent = N - 5;
+	v.held = N - 5;
+	v.now_us += 10000;			/* 5 segments in 10 ms */
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(0, cu.cost_us);
+	EXPECT_EQ(10000, cu.stream_us);
+}
+
+/* A write larger than the window's room costs while it waits. */
+TEST(a_write_the_window_keeps_back_costs_its_hold)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+
+	v.srtt_us = 40000;
+	v.unsent = 0;
+	cu = budgeted(1, &v);
+	cu.deadline_us = v.now_us + 100000;
+	v.now_us += 30000;
+	v.unsent = 60;				/* 60 written, room for 3 */
+	v.held = 3;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(0, cu.cost_us);		/* the idle 30 ms */
+	v.now_us += 2000;
 	v.held = N;
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(IMTCP_SEND, cu.state);
 	EXPECT_EQ(2000, cu.cost_us);
-	EXPECT_EQ(32000, cu.held_us);
+	v.seg_us = 100;
+	v.sent = 5;
+	v.now_us += 10000;			/* 9.5 ms beyond 5 x 100 us */
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(2000 + 9500, cu.cost_us);
 }
 
 /* The same hold with data waiting all along is charged in full. */
