@@ -210,16 +210,48 @@ def together(name, workdir, outdir):
             kv = xfer_fields(os.path.join(workdir, f))
             flows.append((kv.get("cc", "?"), float(kv["goodput_mbps"])))
     g = [x[1] for x in flows]
-    res = {"name": name, "flows": flows,
+    res = {"name": name, "kind": re.sub(r"-r[0-9]+$", "", name),
+           "flows": flows,
            "jain": sum(g) ** 2 / (len(g) * sum(x * x for x in g)) if g else None}
     by = {}
     for cc, x in flows:
         by.setdefault(cc, []).append(x)
     if "imtcp" in by and "reno" in by:
         res["share"] = sum(by["imtcp"]) / sum(by["reno"])
+        res["share_of"] = [sum(by["imtcp"]), sum(by["reno"])]
+    elif len(by) == 1 and len(g) == 2 and g[1] > 0:
+        # the same congestion control twice: the first flow's over the
+        # second's, the baseline for the share above
+        res["share"] = g[0] / g[1]
+        res["share_of"] = g
     with open(os.path.join(outdir, "together.jsonl"), "a") as f:
         f.write(json.dumps(res) + "\n")
     print(json.dumps(res))
+
+
+def together_summary(rows):
+    """Per kind over its repetitions: summed share (with the per-run
+    range) and the median Jain index (with its range)."""
+    kinds = {}
+    for t in rows:
+        kinds.setdefault(t.get("kind", t["name"]), []).append(t)
+    out = []
+    for kind, ts in kinds.items():
+        jain = [t["jain"] for t in ts if t["jain"] is not None]
+        sh = [t for t in ts if "share_of" in t]
+        summed = None
+        if sh and sum(t["share_of"][1] for t in sh) > 0:
+            summed = (sum(t["share_of"][0] for t in sh)
+                      / sum(t["share_of"][1] for t in sh))
+        out.append({
+            "kind": kind, "runs": len(ts),
+            "jain_median": statistics.median(jain) if jain else None,
+            "jain_range": (min(jain), max(jain)) if jain else None,
+            "share_summed": summed,
+            "share_range": ((min(t["share"] for t in sh),
+                             max(t["share"] for t in sh)) if sh else None),
+        })
+    return out
 
 
 def table(outdir, c):
@@ -257,11 +289,25 @@ def table(outdir, c):
                          for x in r["step_rtts"]) + " | | | | | | | | |")
     tpath = os.path.join(outdir, "together.jsonl")
     if os.path.exists(tpath):
+        rows = [json.loads(l) for l in open(tpath)]
         p()
-        p("| flows together, no cross traffic | goodputs Mbit/s | Jain's index | imtcp/reno share |")
+        p("Flows together, no cross traffic, each run on its own. Share: "
+          "imtcp's goodput over reno's; for two flows of one congestion "
+          "control, the first's over the second's (how far apart two "
+          "equal flows land). Summed: over all runs of a kind.")
+        p()
+        p("| flows together | runs | Jain's index median (range) "
+          "| share, summed over runs (per-run range) |")
         p("|---|---|---|---|")
-        for l in open(tpath):
-            t = json.loads(l)
+        rng = lambda r: "-" if r is None else f"{r[0]:.3f}-{r[1]:.3f}"
+        for t in together_summary(rows):
+            p(f"| {t['kind']} | {t['runs']} | {fmt(t['jain_median'], '{:.3f}')} "
+              f"({rng(t['jain_range'])}) | {fmt(t['share_summed'], '{:.3f}')} "
+              f"({rng(t['share_range'])}) |")
+        p()
+        p("| run | goodputs Mbit/s | Jain's index | share |")
+        p("|---|---|---|---|")
+        for t in rows:
             p(f"| {t['name']} | " + " ".join(f"{cc} {x:.2f}" for cc, x in t["flows"])
               + f" | {fmt(t['jain'], '{:.3f}')} | {fmt(t.get('share'), '{:.3f}')} |")
     try:

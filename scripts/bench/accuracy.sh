@@ -17,8 +17,11 @@
 #   S3  Poisson cross traffic (selftests/poisson.c) at 30 and 60 % of C
 #   S4  application-limited senders writing 5 Mbit/s in 40 ms chunks,
 #       CBR cross traffic leaving A = 40 Mbit/s
-#   S5  no cross traffic: 4 imtcp flows together (Jain's index), then one
-#       imtcp and one reno flow together (share)
+#   S5  no cross traffic: 4 imtcp flows together (Jain's index), one
+#       imtcp and one reno flow together (share), and as the baseline
+#       of both 4 reno flows and 2 reno flows; BENCH_S5_REPS (3) runs of
+#       each, as single runs of two equal reno flows land up to 1.4:1
+#       apart under TCG
 # Output in $IMTCP_OUT (or build/bench): accuracy-S*.csv (time, estimate,
 # truth), accuracy.md (the tables), and PNG plots when python3-matplotlib
 # is installed. BENCH_ONLY="S1 S3" runs only those scenarios.
@@ -27,6 +30,10 @@ source "$(dirname "$0")/../../selftests/lib.sh"
 C=${BENCH_C_MBIT:-50}
 SECS=${BENCH_SECS:-20}
 STEP=${BENCH_STEP_SECS:-10}
+S5_REPS=${BENCH_S5_REPS:-3}
+case $S5_REPS in
+''|*[!0-9]*|0) echo "BENCH_S5_REPS: a number of runs, at least 1" >&2; exit 2 ;;
+esac
 ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S5}
 OUT=${IMTCP_OUT:-$TOP/build/bench}
 PY=$TOP/scripts/bench/accuracy.py
@@ -144,7 +151,11 @@ if want S3; then
 fi
 want S4 && scenario S4 cbr "$((C > 40 ? C - 40 : 0)):$SECS" -r 5
 if want S5; then
-	together S5-4imtcp imtcp imtcp imtcp imtcp
-	together S5-imtcp-reno imtcp reno
+	for r in $(seq "$S5_REPS"); do
+		together S5-4imtcp-r$r imtcp imtcp imtcp imtcp
+		together S5-4reno-r$r reno reno reno reno
+		together S5-imtcp-reno-r$r imtcp reno
+		together S5-reno-reno-r$r reno reno
+	done
 fi
 python3 "$PY" table "$OUT" "$C"
