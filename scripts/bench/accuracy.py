@@ -251,6 +251,20 @@ def together_summary(rows):
             "share_range": ((min(t["share"] for t in sh),
                              max(t["share"] for t in sh)) if sh else None),
         })
+    both = [t for t in rows if "share_of" in t and
+            {cc for cc, _ in t["flows"]} == {"imtcp", "reno"}]
+    kinds_both = {t.get("kind", t["name"]) for t in both}
+    if len(kinds_both) > 1 and sum(t["share_of"][1] for t in both) > 0:
+        out.append({
+            "kind": "imtcp/reno, both orders", "runs": len(both),
+            "jain_median": statistics.median(t["jain"] for t in both),
+            "jain_range": (min(t["jain"] for t in both),
+                           max(t["jain"] for t in both)),
+            "share_summed": (sum(t["share_of"][0] for t in both)
+                             / sum(t["share_of"][1] for t in both)),
+            "share_range": (min(t["share"] for t in both),
+                            max(t["share"] for t in both)),
+        })
     return out
 
 
