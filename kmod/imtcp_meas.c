@@ -110,18 +110,28 @@ static u32 now_us(const struct tcp_sock *tp)
 	return (u32)div_u64(tp->tcp_clock_cache, NSEC_PER_USEC);
 }
 
-/* Segments that could leave now: window credit, data, receive window. */
-static u32 held_segs(const struct sock *sk)
+/*
+ * Of @unsent segments (a partial one counted), those that could leave
+ * now: window credit, data, receive window.
+ */
+static u32 held_of(const struct sock *sk, u32 unsent)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 in_flight = tcp_packets_in_flight(tp), mss = tp->mss_cache;
-	u32 room, unsent, rwnd;
+	u32 room, rwnd;
 
 	room = tcp_snd_cwnd(tp) > in_flight ? tcp_snd_cwnd(tp) - in_flight : 0;
-	unsent = DIV_ROUND_UP(tp->write_seq - tp->snd_nxt, mss);
 	rwnd = after(tcp_wnd_end(tp), tp->snd_nxt) ?
 	       (tcp_wnd_end(tp) - tp->snd_nxt) / mss : 0;
 	return min3(room, unsent, rwnd);
+}
+
+static u32 held_segs(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return held_of(sk, DIV_ROUND_UP(tp->write_seq - tp->snd_nxt,
+					tp->mss_cache));
 }
 
 static bool can_measure(const struct sock *sk)
@@ -145,11 +155,12 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 		    struct imtcp_cu_view *v)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 unsent = tp->write_seq - tp->snd_nxt;
 
 	v->now_us = now_us(tp);
-	v->held = held_segs(sk);
 	/* a partial segment would wait for Nagle (or the app) anyway */
-	v->unsent = (tp->write_seq - tp->snd_nxt) / tp->mss_cache;
+	v->unsent = unsent / tp->mss_cache;
+	v->held = held_of(sk, v->unsent + (unsent > v->unsent * tp->mss_cache));
 	v->cwnd = tcp_snd_cwnd(tp);
 	v->in_flight = tcp_packets_in_flight(tp);
 	v->can_measure = can_measure(sk);

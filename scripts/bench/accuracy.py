@@ -229,42 +229,34 @@ def together(name, workdir, outdir):
     print(json.dumps(res))
 
 
+def summarise(kind, ts):
+    """Runs @ts of one kind: the median Jain index and its range, the
+    share summed over the runs that have one and its per-run range."""
+    jain = [t["jain"] for t in ts if t["jain"] is not None]
+    sh = [t for t in ts if "share_of" in t]
+    den = sum(t["share_of"][1] for t in sh)
+    return {
+        "kind": kind, "runs": len(ts),
+        "jain_median": statistics.median(jain) if jain else None,
+        "jain_range": (min(jain), max(jain)) if jain else None,
+        "share_summed": (sum(t["share_of"][0] for t in sh) / den
+                         if sh and den > 0 else None),
+        "share_range": ((min(t["share"] for t in sh),
+                         max(t["share"] for t in sh)) if sh else None),
+    }
+
+
 def together_summary(rows):
-    """Per kind over its repetitions: summed share (with the per-run
-    range) and the median Jain index (with its range)."""
+    """Per kind over its repetitions, and imtcp with reno over both
+    start orders."""
     kinds = {}
     for t in rows:
         kinds.setdefault(t.get("kind", t["name"]), []).append(t)
-    out = []
-    for kind, ts in kinds.items():
-        jain = [t["jain"] for t in ts if t["jain"] is not None]
-        sh = [t for t in ts if "share_of" in t]
-        summed = None
-        if sh and sum(t["share_of"][1] for t in sh) > 0:
-            summed = (sum(t["share_of"][0] for t in sh)
-                      / sum(t["share_of"][1] for t in sh))
-        out.append({
-            "kind": kind, "runs": len(ts),
-            "jain_median": statistics.median(jain) if jain else None,
-            "jain_range": (min(jain), max(jain)) if jain else None,
-            "share_summed": summed,
-            "share_range": ((min(t["share"] for t in sh),
-                             max(t["share"] for t in sh)) if sh else None),
-        })
+    out = [summarise(kind, ts) for kind, ts in kinds.items()]
     both = [t for t in rows if "share_of" in t and
             {cc for cc, _ in t["flows"]} == {"imtcp", "reno"}]
-    kinds_both = {t.get("kind", t["name"]) for t in both}
-    if len(kinds_both) > 1 and sum(t["share_of"][1] for t in both) > 0:
-        out.append({
-            "kind": "imtcp/reno, both orders", "runs": len(both),
-            "jain_median": statistics.median(t["jain"] for t in both),
-            "jain_range": (min(t["jain"] for t in both),
-                           max(t["jain"] for t in both)),
-            "share_summed": (sum(t["share_of"][0] for t in both)
-                             / sum(t["share_of"][1] for t in both)),
-            "share_range": (min(t["share"] for t in both),
-                            max(t["share"] for t in both)),
-        })
+    if len({t.get("kind", t["name"]) for t in both}) > 1:
+        out.append(summarise("imtcp/reno, both orders", both))
     return out
 
 
