@@ -385,6 +385,22 @@ TEST(an_idle_hold_costs_at_most_one_rtt)
 }
 
 /*
+ * An application-limited sender with nothing written, in STORE under a
+ * 1 % budget, 30 ms into its hold.
+ */
+static struct imtcp_cu idle_30ms_in_store(struct imtcp_cu_view *v)
+{
+	struct imtcp_cu cu;
+
+	v->srtt_us = 40000;
+	v->unsent = 0;
+	cu = budgeted(1, v);
+	cu.deadline_us = v->now_us + 100000;
+	v->now_us += 30000;
+	return cu;
+}
+
+/*
  * An application-limited sender: a hold costs nothing while nothing
  * waits, nor while what the application wrote fits in the window, and
  * neither does a slow stream; a write that the window keeps back is
@@ -395,12 +411,8 @@ TEST(a_hold_costs_nothing_while_the_window_does_not_limit)
 	struct imtcp_cu_view v = bulk();
 	struct imtcp_cu cu;
 
-	v.srtt_us = 40000;
-	v.unsent = 0;
-	cu = budgeted(1, &v);
+	cu = idle_30ms_in_store(&v);
 	ASSERT_EQ(IMTCP_STORE, cu.state);
-	cu.deadline_us = v.now_us + 100000;
-	v.now_us += 30000;			/* 30 ms idle in STORE */
 	v.unsent = 3;				/* a write arrives */
 	v.held = 3;
 	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
@@ -428,11 +440,7 @@ TEST(a_write_the_window_keeps_back_costs_its_hold)
 	struct imtcp_cu_view v = bulk();
 	struct imtcp_cu cu;
 
-	v.srtt_us = 40000;
-	v.unsent = 0;
-	cu = budgeted(1, &v);
-	cu.deadline_us = v.now_us + 100000;
-	v.now_us += 30000;
+	cu = idle_30ms_in_store(&v);
 	v.unsent = 60;				/* 60 written, room for 3 */
 	v.held = 3;
 	imtcp_cu_step(&cu, N, K, &v);
