@@ -10,7 +10,7 @@
 # the path (Documentation/imtcp.rst, accuracy). Two timelines interleave
 # as they happen: once a second the router's count of the cross traffic,
 # so A = 20 - cross, and each estimate as imtcp makes it (imtcp-stat -w
-# -j -t; print_estimates relies on its member order). Both loops run on
+# -j -t). Both loops run on
 # shell builtins only: under TCG starting a process takes a good part of
 # a second, and the demo should not disturb what it shows. At the end:
 # the connection as ss -ti shows it, each estimate against the A the
@@ -47,14 +47,21 @@ sample_truth() {
 }
 
 # Each estimate as it arrives; also to $OUT/est as "us estimate raw".
+# Members are looked up by name, each on its own, in whatever order
+# imtcp-stat writes them.
 print_estimates() {
 	local t0=$1 l t e r lo hi
-	local re='"time":([0-9]+)\.([0-9]+),.*"estimate_bps":([0-9]+),"raw_bps":([0-9]+),"range_bps":\[([0-9]+),([0-9]+)\]'
+	local rt='"time":([0-9]+)\.([0-9]+)' re='"estimate_bps":([0-9]+)'
+	local rr='"raw_bps":([0-9]+)' rg='"range_bps":\[([0-9]+),([0-9]+)\]'
 	while read -r l; do
-		[[ $l =~ $re ]] || continue
+		[[ $l =~ $rt ]] || continue
 		t=$((BASH_REMATCH[1] * 1000000 + 10#${BASH_REMATCH[2]}))
-		e=${BASH_REMATCH[3]} r=${BASH_REMATCH[4]}
-		lo=${BASH_REMATCH[5]} hi=${BASH_REMATCH[6]}
+		[[ $l =~ $re ]] || continue
+		e=${BASH_REMATCH[1]}
+		[[ $l =~ $rr ]] || continue
+		r=${BASH_REMATCH[1]}
+		[[ $l =~ $rg ]] || continue
+		lo=${BASH_REMATCH[1]} hi=${BASH_REMATCH[2]}
 		echo "$t $e $r" >> "$OUT/est"
 		printf '%6.1f  imtcp:  estimate %5.1f Mbit/s   (this measurement %5.1f, range %.1f-%.1f)\n' \
 			"$(((t - t0) / 1000))e-3" "$((e / 1000))e-3" \
