@@ -370,6 +370,36 @@ TEST(a_stream_is_charged_only_beyond_the_window_rate)
 	EXPECT_EQ(13000, cu.stream_us);
 }
 
+/* What the standing queue did not spend on the hold pays for the stream. */
+TEST(a_standing_queue_pays_for_a_slow_stream)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+
+	v.srtt_us = 40000;
+	v.seg_us = 1000;
+	v.queue_us = 6000;
+	cu = budgeted(1, &v);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	cu.deadline_us = v.now_us + 100000;
+	v.held = 1;
+	imtcp_cu_step(&cu, N, K, &v);
+	v.now_us += 1000;
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);		/* 1 ms held, queue pays */
+	ASSERT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(0, cu.cost_us);
+	v.now_us += 8000;
+	v.sent = 4;
+	imtcp_cu_step(&cu, N, K, &v);		/* 4 ms late: queue pays */
+	EXPECT_EQ(0, cu.cost_us);
+	v.now_us += 4000;
+	v.sent = 6;
+	imtcp_cu_step(&cu, N, K, &v);		/* 6 ms late: 1 ms left */
+	EXPECT_EQ(1000, cu.cost_us);
+	EXPECT_EQ(1000, cu.held_us);
+}
+
 TEST(an_idle_hold_costs_at_most_one_rtt)
 {
 	struct imtcp_cu cu = started();
