@@ -400,6 +400,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 					  &m->cfg);
 	u32 min_rtt = tcp_min_rtt(tp);
 	enum imtcp_edge edge;
+	bool taken;
 	u64 raw;
 	u32 i;
 
@@ -417,14 +418,15 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	}
 	raw = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge);
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
-	imtcp_est_update(&m->est, &m->cfg, raw, edge);
+	taken = imtcp_est_update(&m->est, &m->cfg, raw, edge,
+				 tcp_in_slow_start(tp));
 	imtcp_cu_result(&m->cu, raw != 0);
-	if (raw) {
+	if (taken) {
 		publish_estimate(m);
 		imtcp_stat_estimate();
 		imtcp_nl_estimate_event(m);
 	}
-	if (raw)
+	if (taken)
 		trace_imtcp_estimate(m->cookie, m->est.smoothed, raw,
 				     m->est.bl, m->est.bu, edge,
 				     tp->srtt_us >> 3, tcp_snd_cwnd(tp),

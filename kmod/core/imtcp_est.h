@@ -69,6 +69,7 @@ struct imtcp_est {
 	u8 nhist;
 	u8 hist_pos;
 	u8 edge;		/* enum imtcp_edge of the latest result */
+	u8 provisional;		/* every result so far came in slow start */
 	u32 count;		/* results so far */
 };
 
@@ -93,7 +94,7 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  enum imtcp_edge *edge);
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
-void imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
-		      u64 raw, enum imtcp_edge edge);
+bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
+		      u64 raw, enum imtcp_edge edge, bool slow_start);
 
 #endif /* _IMTCP_EST_H */
