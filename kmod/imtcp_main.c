@@ -58,8 +58,10 @@
  *
  * Differences from the paper: T is capped at one srtt; the estimate is a
  * least-squares fit over all streams rather than the first rising
- * segment (see core/imtcp_est.c for why); a receiver that ACKs every
- * second segment leaves half the samples.
+ * segment (see core/imtcp_est.c for why); the first result is
+ * provisional (dropped at the lower edge of its range, else replaced by
+ * the next); a receiver that ACKs every second segment leaves half the
+ * samples.
  *
  * References:
  *   Cao Le Thanh Man, Go Hasegawa, Masayuki Murata, "ImTCP: TCP with an

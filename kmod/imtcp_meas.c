@@ -418,19 +418,16 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	}
 	raw = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge);
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
-	taken = imtcp_est_update(&m->est, &m->cfg, raw, edge,
-				 tcp_in_slow_start(tp));
+	taken = imtcp_est_update(&m->est, &m->cfg, raw, edge);
 	imtcp_cu_result(&m->cu, raw != 0);
-	if (taken) {
-		publish_estimate(m);
-		imtcp_stat_estimate();
-		imtcp_nl_estimate_event(m);
-	}
-	if (taken)
-		trace_imtcp_estimate(m->cookie, m->est.smoothed, raw,
-				     m->est.bl, m->est.bu, edge,
-				     tp->srtt_us >> 3, tcp_snd_cwnd(tp),
-				     m->cu.m, m->est.count);
+	if (!taken)
+		return;
+	publish_estimate(m);
+	imtcp_stat_estimate();
+	imtcp_nl_estimate_event(m);
+	trace_imtcp_estimate(m->cookie, m->est.smoothed, raw, m->est.bl,
+			     m->est.bu, edge, tp->srtt_us >> 3,
+			     tcp_snd_cwnd(tp), m->cu.m, m->est.count);
 }
 
 /* Run the control unit on what the socket shows now; act on the result. */

@@ -633,48 +633,51 @@ static void smooth(struct imtcp_est *e, const struct imtcp_est_cfg *c)
 }
 
 /*
- * Results taken in the connection's first slow start are provisional:
- * there the window is a few segments and a stream may run out of it
- * (one in the VM stalled for 26 ms, then sent its last six segments at
- * once). In one benchmark run four first results in nine read a tenth
- * of A or less; the two such results seen in traces sat at the lower
- * edge of the range (every stream rose). A result at the lower edge
- * says nothing about A there and is not taken. Other provisional
- * results (one traced read 8 for A = 40, inside its range) are
- * reported (a first estimate within a few RTTs), but the first result
- * after slow start starts the estimate afresh instead of being
- * averaged with them.
+ * The connection's first result is provisional. It is measured at the
+ * start, on a window of a few segments and a range from a guess (the
+ * rate hint), and in the VM a stream there may run out of window or
+ * stall (one stalled 26 ms, then sent its last six segments at once):
+ * in one benchmark run four first results in nine read a tenth of A or
+ * less, and a median of three kept such a result as the estimate for
+ * 2-4 s, until two more came. So a first result at the lower edge
+ * (every stream rose: A is below a guessed range, or the streams were
+ * disturbed; the two such results seen in traces were far below A) is
+ * not taken at all, and the first estimate the connection reports is
+ * replaced by the next result instead of averaged with it. Returns
+ * whether @edge is the first result's lower edge.
  */
-static bool says_nothing(const struct imtcp_est *e, enum imtcp_edge edge,
-			 bool slow_start)
+static bool first_at_low_edge(struct imtcp_est *e, enum imtcp_edge edge)
 {
-	return slow_start && edge == IMTCP_EDGE_LOW &&
-	       (e->provisional || !e->count);
+	bool first = !e->seen;
+
+	e->seen = 1;
+	return first && edge == IMTCP_EDGE_LOW;
 }
 
-static void settle(struct imtcp_est *e, bool slow_start)
+/* A provisional first estimate gives way to the result after it. */
+static void settle(struct imtcp_est *e)
 {
-	if (e->provisional && !slow_start) {
+	if (e->provisional) {
 		e->nhist = 0;
 		e->hist_pos = 0;
 		e->smoothed = 0;
 	}
-	e->provisional = slow_start && (e->provisional || !e->count);
+	e->provisional = !e->count;
 }
 
 /*
  * Take one measurement's result; @raw == 0 means there was none.
- * @slow_start: the connection was in slow start when it ended. Returns
- * whether the result was taken (the estimate and the range updated).
+ * Returns whether the result was taken (the estimate and the range
+ * updated).
  */
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
-		      u64 raw, enum imtcp_edge edge, bool slow_start)
+		      u64 raw, enum imtcp_edge edge)
 {
 	u64 w = e->bu - e->bl, half;
 
-	if (!raw || says_nothing(e, edge, slow_start))
+	if (!raw || first_at_low_edge(e, edge))
 		return false;
-	settle(e, slow_start);
+	settle(e);
 	e->raw = raw;
 	e->edge = edge;
 	e->count++;

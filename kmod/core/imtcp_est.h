@@ -69,7 +69,8 @@ struct imtcp_est {
 	u8 nhist;
 	u8 hist_pos;
 	u8 edge;		/* enum imtcp_edge of the latest result */
-	u8 provisional;		/* every result so far came in slow start */
+	u8 seen;		/* a result has come, taken or not */
+	u8 provisional;		/* the estimate is the first result alone */
 	u32 count;		/* results so far */
 };
 
@@ -95,6 +96,6 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
-		      u64 raw, enum imtcp_edge edge, bool slow_start);
+		      u64 raw, enum imtcp_edge edge);
 
 #endif /* _IMTCP_EST_H */

@@ -122,7 +122,7 @@ static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 		imtcp_analyse_stream(&st[i], c, 0);
 	}
 	raw = imtcp_combine(st, c->k, c, s->min_rtt_us, &edge);
-	imtcp_est_update(e, c, raw, edge, false);
+	imtcp_est_update(e, c, raw, edge);
 	return raw;
 }
 

@@ -191,10 +191,10 @@ TEST(edge_results_widen_the_range)
 {
 	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
 
-	imtcp_est_update(&e, &cfg, 60 * MBIT, IMTCP_EDGE_HIGH, false);
+	imtcp_est_update(&e, &cfg, 60 * MBIT, IMTCP_EDGE_HIGH);
 	EXPECT_EQ(50 * MBIT, e.bl);
 	EXPECT_EQ(90 * MBIT, e.bu);
-	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_LOW, false);
+	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_LOW);
 	EXPECT_EQ(IMTCP_RATE_MIN, e.bl);
 	EXPECT_EQ(70 * MBIT, e.bu);
 	EXPECT_EQ(2, e.count);
@@ -204,64 +204,55 @@ TEST(range_centres_on_the_result)
 {
 	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
 
-	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, false);
+	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE);
 	EXPECT_EQ(25 * MBIT, e.bl);	/* A / 2 .. 3 A */
 	EXPECT_EQ(150 * MBIT, e.bu);
 	EXPECT_EQ(50 * MBIT, e.smoothed);
-	imtcp_est_update(&e, &cfg, 0, IMTCP_EDGE_NONE, false); /* none */
+	imtcp_est_update(&e, &cfg, 0, IMTCP_EDGE_NONE);	/* no result */
 	EXPECT_EQ(1, e.count);
 }
 
 /*
- * In the first slow start a result at the lower edge is not taken;
- * others are reported, but the first result after slow start replaces
- * them: a median of three would otherwise keep a low first result for
- * two more measurements.
+ * A connection's first result at the lower edge is not taken; the first
+ * estimate it reports is replaced by the next result, not averaged
+ * with it (a median of three would keep a low first result for two
+ * more measurements).
  */
-TEST(slow_start_results_are_provisional)
+TEST(the_first_result_is_provisional)
 {
 	struct imtcp_est e = { .bl = 1 * MBIT, .bu = 50 * MBIT };
 
-	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_LOW,
-				      true));
+	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_LOW));
 	EXPECT_EQ(0, e.smoothed);
 	EXPECT_EQ(0, e.count);
 	EXPECT_EQ(1 * MBIT, e.bl);		/* the range as it was */
 	EXPECT_EQ(50 * MBIT, e.bu);
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 2 * MBIT, IMTCP_EDGE_NONE,
-				     true));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 2 * MBIT, IMTCP_EDGE_NONE));
 	EXPECT_EQ(2 * MBIT, e.smoothed);
-	EXPECT_TRUE(e.provisional);
-	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_LOW,
-				      true));
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 3 * MBIT, IMTCP_EDGE_NONE,
-				     true));
-	EXPECT_EQ(2 * MBIT, e.smoothed);	/* median of 2 and 3 */
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 40 * MBIT, IMTCP_EDGE_NONE,
-				     false));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 40 * MBIT, IMTCP_EDGE_NONE));
 	EXPECT_EQ(40 * MBIT, e.smoothed);
 	EXPECT_EQ(1, e.nhist);
-	EXPECT_FALSE(e.provisional);
-	EXPECT_EQ(3, e.count);
+	EXPECT_EQ(2, e.count);
 	/* from then on every result is taken and averaged */
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 20 * MBIT, IMTCP_EDGE_NONE,
-				     true));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 20 * MBIT, IMTCP_EDGE_NONE));
 	EXPECT_EQ(30 * MBIT, e.smoothed);	/* median 20, gain 1/2 */
 	EXPECT_EQ(2, e.nhist);
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 5 * MBIT, IMTCP_EDGE_LOW,
-				     true));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 5 * MBIT, IMTCP_EDGE_LOW));
 }
 
-/* A connection whose first result comes after slow start is not reset. */
-TEST(a_first_result_after_slow_start_is_final)
+/* Only the first result's lower edge is dropped, and only once. */
+TEST(a_later_low_edge_is_taken)
 {
-	struct imtcp_est e = { .bl = 1 * MBIT, .bu = 50 * MBIT };
+	struct imtcp_est e = { .bl = 10 * MBIT, .bu = 50 * MBIT };
 
-	imtcp_est_update(&e, &cfg, 30 * MBIT, IMTCP_EDGE_NONE, false);
-	EXPECT_FALSE(e.provisional);
-	imtcp_est_update(&e, &cfg, 10 * MBIT, IMTCP_EDGE_NONE, false);
-	EXPECT_EQ(2, e.nhist);
-	EXPECT_EQ(20 * MBIT, e.smoothed);
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 30 * MBIT, IMTCP_EDGE_NONE));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 15 * MBIT, IMTCP_EDGE_LOW));
+	EXPECT_EQ(15 * MBIT, e.smoothed);	/* replaced, not averaged */
+	EXPECT_EQ(2, e.count);
+	e = (struct imtcp_est){ .bl = 10 * MBIT, .bu = 50 * MBIT };
+	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 10 * MBIT, IMTCP_EDGE_LOW));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 10 * MBIT, IMTCP_EDGE_LOW));
+	EXPECT_EQ(10 * MBIT, e.smoothed);
 }
 
 TEST(bounds_hold_the_range)
