@@ -34,9 +34,11 @@
  * measurement (its first stream) starts only while the budget is not
  * in debt; its other streams follow without asking, and the debt they
  * leave is paid off before the next. The first queue_us of each hold
- * are free (the standing queue: srtt - min_rtt, less the RTT's
- * variation, which is noise and not queue): while a standing queue
- * drains, the bottleneck stays busy and the hold costs nothing. Nor
+ * and of its stream's lateness are free (the standing queue: srtt -
+ * min_rtt, less the RTT's variation, which is noise and not queue):
+ * while a standing queue drains, the bottleneck stays busy, and holding
+ * the ACK clock back, whether by a hold or by a stream slower than the
+ * window, costs nothing. Nor
  * does a hold or a stream cost anything while the window is not what
  * limits the sender: while all its unsent data could leave at once
  * (an application-limited sender, whose writes fit in the window).
@@ -90,10 +92,24 @@ void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent)
 }
 
 /*
+ * Of @t that holds the ACK clock back, the part the standing queue does
+ * not pay for: what is left of the queue since the hold began (the
+ * bottleneck stays busy while it drains). Returns the rest.
+ */
+static u32 queue_pays(struct imtcp_cu *cu, u32 t)
+{
+	u32 free = min_t(u32, t, cu->free_us);
+
+	cu->free_us -= free;
+	return t - free;
+}
+
+/*
  * A stream is charged only for the time it takes beyond what its
  * segments would have taken at the window's own rate (a stream paced
- * slower than the ACK clock holds the rest back), and only while the
- * window limits the sender.
+ * slower than the ACK clock holds the rest back), only while the window
+ * limits the sender, and only for what the standing queue left after
+ * the hold before it does not pay.
  */
 static u32 send_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 		       u32 dt)
@@ -105,7 +121,7 @@ static u32 send_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 	excess = cu->send_us > due ? cu->send_us - (u32)due : 0;
 	if (excess <= cu->send_charged)
 		return 0;
-	charge = cu->limited ? excess - cu->send_charged : 0;
+	charge = cu->limited ? queue_pays(cu, excess - cu->send_charged) : 0;
 	cu->send_charged = excess;
 	return v->srtt_us ? min_t(u32, charge, v->srtt_us) : charge;
 }
@@ -119,11 +135,12 @@ static u32 send_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 static u32 hold_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 		       u32 dt)
 {
-	u32 free = cu->limited ? min_t(u32, dt, cu->free_us) : dt, charge;
+	u32 rest = queue_pays(cu, dt), charge;	/* the queue drains anyway */
 
-	cu->free_us -= min_t(u32, free, cu->free_us);
-	charge = v->srtt_us ? min_t(u32, dt - free, v->srtt_us) : dt - free;
-	cu->held_us += free + charge;
+	if (!cu->limited)
+		rest = 0;
+	charge = v->srtt_us ? min_t(u32, rest, v->srtt_us) : rest;
+	cu->held_us += dt - rest + charge;
 	return charge;
 }
 

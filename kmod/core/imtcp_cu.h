@@ -36,7 +36,7 @@ struct imtcp_cu {
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 budget;	/* percent of time that holds may cost */
 	u32 last_us;	/* when the budget was last brought up to date */
-	u32 free_us;	/* left of this hold that the queue pays for */
+	u32 free_us;	/* of this hold and its stream, what the queue pays */
 	u32 send_us;	/* time in SEND of the current stream */
 	u32 send_charged;/* of which charged so far */
 	s64 credit;	/* hold budget, percent-microseconds; < 0: in debt */

@@ -370,13 +370,8 @@ TEST(a_stream_is_charged_only_beyond_the_window_rate)
 	EXPECT_EQ(13000, cu.stream_us);
 }
 
-/*
- * The standing queue pays for holds, not for a stream's lateness: on a
- * shared bottleneck a late stream lengthens the connection's round trip
- * against its competitors, and letting the queue pay for it cost imtcp
- * a seventh of its share against reno (0.864 over 18 pairs).
- */
-TEST(a_standing_queue_does_not_pay_for_a_slow_stream)
+/* What the standing queue did not spend on the hold pays for the stream. */
+TEST(a_standing_queue_pays_for_a_slow_stream)
 {
 	struct imtcp_cu_view v = bulk();
 	struct imtcp_cu cu;
@@ -396,8 +391,12 @@ TEST(a_standing_queue_does_not_pay_for_a_slow_stream)
 	EXPECT_EQ(0, cu.cost_us);
 	v.now_us += 8000;
 	v.sent = 4;
-	imtcp_cu_step(&cu, N, K, &v);		/* 4 ms late: charged */
-	EXPECT_EQ(4000, cu.cost_us);
+	imtcp_cu_step(&cu, N, K, &v);		/* 4 ms late: queue pays */
+	EXPECT_EQ(0, cu.cost_us);
+	v.now_us += 4000;
+	v.sent = 6;
+	imtcp_cu_step(&cu, N, K, &v);		/* 6 ms late: 1 ms left */
+	EXPECT_EQ(1000, cu.cost_us);
 	EXPECT_EQ(1000, cu.held_us);
 }
 
