@@ -38,10 +38,10 @@
  * min_rtt, less the RTT's variation, which is noise and not queue):
  * while a standing queue drains, the bottleneck stays busy, and holding
  * the ACK clock back, whether by a hold or by a stream slower than the
- * window, costs nothing. Nor
- * does a hold or a stream cost anything while the window is not what
- * limits the sender: while all its unsent data could leave at once
- * (an application-limited sender, whose writes fit in the window).
+ * window, costs nothing. Nor does a hold or a stream cost anything
+ * while the window is not what limits the sender: while all its unsent
+ * data could leave at once (an application-limited sender, whose writes
+ * fit in the window).
  * Its goodput is the application's whatever the ACK clock does; what
  * it pays is latency: a write's segments wait at most the hold time T
  * (at most one srtt) and leave at the stream's rates. Such a sender's
