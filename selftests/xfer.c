@@ -5,15 +5,15 @@
  *   xfer recv [-p PORT] [-o FILE|-]
  *       Accept one connection, write what arrives to FILE ('-' = stdout,
  *       default: discard), exit when the peer closes.
- *   xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT] [-T FILE]
- *             (-i FILE | -n BYTES | -t SECONDS)
+ *   xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT] [-S EPOCH]
+ *             [-T FILE] (-i FILE | -n BYTES | -t SECONDS)
  *       Connect (retrying for 10 s while nothing listens), send FILE, BYTES
  *       bytes or for SECONDS seconds, wait until the receiver has read all
  *       of it and closed, then print one line of key=value results:
- *       cc, bytes, secs, goodput_mbps (bytes / time from connect to the
- *       receiver's close), retrans, segs_out, rtt_us, cwnd, delivery_mbps,
- *       cookie (SO_COOKIE) and, on an imtcp socket, cc_est_bps (its
- *       TCP_CC_INFO estimate). -H keeps the socket open SECS seconds
+ *       cc, bytes, secs, goodput_mbps (bytes / time from the first byte
+ *       to the receiver's close), retrans, segs_out, rtt_us, cwnd,
+ *       delivery_mbps, cookie (SO_COOKIE) and, on an imtcp socket,
+ *       cc_est_bps (its TCP_CC_INFO estimate). -H keeps the socket open SECS seconds
  *       after printing (for a reader to compare). -r makes the sender
  *       application-limited: it writes MBIT Mbit/s in one chunk every
  *       40 ms, as a 25 frames/s video sender does. -T writes, every
@@ -21,6 +21,10 @@
  *       DELIVERY_RATE_BPS CC_BW_BPS" to FILE: tcpi_delivery_rate, and
  *       the congestion control's own bandwidth figure from TCP_CC_INFO
  *       (imtcp's estimate, BBR's bw; 0 for others), both in bit/s.
+ *       -S connects at once but sends the first byte at EPOCH (seconds
+ *       since 1970, CLOCK_REALTIME, fractions allowed), so that flows
+ *       started one after the other begin together: under emulation
+ *       starting a process takes 0.1 s, some RTTs of a slow start.
  *
  * Exit codes: 0 done, 1 transfer or socket error, 2 usage.
  */
@@ -60,6 +64,7 @@ struct opts {
 	double secs;
 	double hold;
 	double rate_mbit;
+	double start_at;
 	const char *trace;
 };
 
@@ -70,8 +75,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: xfer recv [-p PORT] [-o FILE|-]\n"
-		"       xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT] [-T FILE]\n"
-		"                 (-i FILE | -n BYTES | -t SECONDS)\n");
+		"       xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT] [-S EPOCH]\n"
+		"                 [-T FILE] (-i FILE | -n BYTES | -t SECONDS)\n");
 	exit(2);
 }
 
@@ -342,6 +347,24 @@ static void print_result(int fd, const struct opts *o,
 	(void)o;
 }
 
+/* Sleep until @epoch (CLOCK_REALTIME seconds); say so if it has passed. */
+static void wait_for_start(double epoch)
+{
+	struct timespec ts = { .tv_sec = (time_t)epoch,
+			       .tv_nsec = (long)((epoch - (time_t)epoch) * 1e9) };
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	if (t.tv_sec + t.tv_nsec / 1e9 > epoch) {
+		fprintf(stderr, "xfer: start time passed %.3f s ago\n",
+			t.tv_sec + t.tv_nsec / 1e9 - epoch);
+		return;
+	}
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
 static int do_send(const struct opts *o)
 {
 	unsigned long long sent = 0;
@@ -361,6 +384,8 @@ static int do_send(const struct opts *o)
 	fd = connect_retry(o);
 	if (fd < 0)
 		return 1;
+	if (o->start_at > 0)
+		wait_for_start(o->start_at);
 	if (o->trace && sampler_start(&smp, fd, o->trace))
 		return 1;
 	t0 = now();
@@ -401,7 +426,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
-	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:T:")) != -1) {
+	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:T:S:")) != -1) {
 		switch (c) {
 		case 'c': o.addr = optarg; break;
 		case 'p': o.port = optarg; break;
@@ -413,6 +438,7 @@ int main(int argc, char **argv)
 		case 'H': o.hold = atof(optarg); break;
 		case 'r': o.rate_mbit = atof(optarg); break;
 		case 'T': o.trace = optarg; break;
+		case 'S': o.start_at = atof(optarg); break;
 		default: usage();
 		}
 	}
@@ -420,6 +446,7 @@ int main(int argc, char **argv)
 		return do_recv(&o);
 	if (strcmp(argv[1], "send") || !o.addr ||
 	    (!o.in && !o.bytes && o.secs <= 0) || o.rate_mbit < 0 ||
+	    o.start_at < 0 ||
 	    (o.rate_mbit > 0 && (o.in || o.bytes)))
 		usage();
 	return do_send(&o);

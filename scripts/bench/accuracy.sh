@@ -21,8 +21,10 @@
 #       imtcp and one reno flow together (share), started in both
 #       orders, and as the baseline of both 4 reno flows and 2 reno
 #       flows; BENCH_S5_REPS (3) runs of each: single runs of two equal
-#       reno flows land up to 1.4:1 apart under TCG, and the flow
-#       started first got less in all three runs at C = 50 (0.71-0.83)
+#       reno flows land up to 1.4:1 apart under TCG. The flows of a run
+#       send their first byte at the same moment (xfer -S): started one
+#       after the other, under TCG 0.1 s apart, the later one began its
+#       slow start two RTTs behind and kept less for most of the run.
 # Output in $IMTCP_OUT (or build/bench): accuracy-S*.csv (time, estimate,
 # truth), accuracy.md (the tables), and PNG plots when python3-matplotlib
 # is installed. BENCH_ONLY="S1 S3" runs only those scenarios.
@@ -130,12 +132,15 @@ scenario() {
 
 # together NAME CC... : the flows at once, no cross traffic, SECS long.
 together() {
-	local name=$1 cc i=0 pids=""
+	local name=$1 cc i=0 pids="" start
 	shift
+	# every flow sends its first byte at the same moment (xfer -S)
+	start=$(date +%s.%N | awk '{ printf "%.3f", $1 + 2 }')
 	for cc in "$@"; do
 		i=$((i + 1))
 		port=$((port + 1))
-		timed_send "$cc" $port "$SECS" > "$WORK/$name.$i.xfer" &
+		timed_send "$cc" $port "$SECS" -S "$start" \
+			> "$WORK/$name.$i.xfer" &
 		pids="$pids $!"
 	done
 	for cc in $pids; do
