@@ -4,7 +4,8 @@
  *
  * The paper's rules, and the ones a Linux sender adds:
  *   STORE  held >= m                        -> SEND
- *          window <= N, nothing in flight,
+ *          window <= N (4 N in a window-limited
+ *          slow start), nothing in flight,
  *          or the hold time T is over       -> EMPTY
  *   SEND   N segments sent: last stream     -> PASS, else -> EMPTY
  *          a segment due and none ready     -> EMPTY, m + 1 (max N), the
@@ -184,10 +185,30 @@ static bool may_start(const struct imtcp_cu *cu)
 	return cu->stream || cu->budget >= IMTCP_BUDGET_MAX || cu->credit >= 0;
 }
 
+/*
+ * The window at or below which the connection does not hold: the paper's
+ * N, and 4 N in a slow start that the window limits. Slow start sends
+ * two segments for each one delivered, in bursts, and what a hold or a
+ * stream keeps back delays the doubling of the window; a connection that
+ * measured on the first windows of its slow start (12-40 segments, whose
+ * streams and holds each took a quarter of an RTT and more) left slow
+ * start on about half of the window of a reno flow started beside it at
+ * the same moment, and kept less than its share for most of a transfer.
+ * From 4 N on, a stream at slow start's own pace (twice cwnd per RTT,
+ * the range's floor then) is over within an eighth of an RTT, and what it
+ * keeps back is a small part of the flight. An application-limited
+ * sender's window keeps nothing back, and it measures from N on.
+ */
+static u32 min_window(const struct imtcp_cu *cu, u32 n,
+		      const struct imtcp_cu_view *v)
+{
+	return v->slow_start && cu->limited ? IMTCP_SS_WINDOW * n : n;
+}
+
 static bool may_hold(const struct imtcp_cu *cu, u32 n,
 		     const struct imtcp_cu_view *v)
 {
-	if (v->cwnd <= n)
+	if (v->cwnd <= min_window(cu, n, v))
 		return false;
 	return v->in_flight > 0 || v->held >= cu->m;
 }

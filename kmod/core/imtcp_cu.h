@@ -23,6 +23,12 @@ enum imtcp_state {
 #define IMTCP_F		2
 #define IMTCP_M_MIN	2
 
+/*
+ * The smallest window, in stream lengths (N), that holds in a slow start
+ * the window limits; see imtcp_cu.c.
+ */
+#define IMTCP_SS_WINDOW	4
+
 /* hold_budget: 100 % lets the connection measure without pause. */
 #define IMTCP_BUDGET_MAX	100
 
@@ -56,6 +62,7 @@ struct imtcp_cu_view {
 	bool slot_due;		/* SEND: the next segment's time has come */
 	bool acked;		/* PASS: every stream segment is ACKed */
 	bool can_measure;	/* Open state and pacing in effect */
+	bool slow_start;	/* cwnd below ssthresh */
 	u32 srtt_us;		/* smoothed RTT */
 	u32 queue_us;		/* standing queue, beyond RTT noise */
 	u32 seg_us;		/* SEND: srtt / cwnd, a segment's time */

@@ -582,6 +582,27 @@ void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps)
 		set_range(e, min_t(u64, e->bl, cap_bps / 2), cap_bps);
 }
 
+/*
+ * The lowest rate a measurement may start from: 3/4 of the delivery rate
+ * @dlv_bps (a lower bound of A, less a margin for the noise of single
+ * rate samples), half the window's rate @window_bps (a stream slower than
+ * that would hold the connection back), and @ss_bps, the pace of a slow
+ * start (0 outside one). Slow start sends two segments for each one
+ * delivered; a stream slower than that delays the window's doubling by
+ * as long as the stream is late, and the connection leaves slow start on
+ * a smaller window than a flow beside it that did not measure. With the
+ * range from the rate hint (from half of cwnd / srtt up), the first
+ * measurement's streams ran for 1-2 RTTs in the VM, and head to head
+ * with reno such a connection left slow start at a third to half of
+ * reno's window, a deficit that Reno's additive increase kept for most
+ * of a 20 s transfer.
+ */
+u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 ss_bps)
+{
+	return max_t(u64, max_t(u64, dlv_bps - dlv_bps / 4, window_bps / 2),
+		     ss_bps);
+}
+
 /* Mean absolute deviation of the recent results. */
 static u64 hist_spread(const struct imtcp_est *e)
 {

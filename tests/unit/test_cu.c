@@ -109,6 +109,34 @@ TEST(never_holds_with_small_window_or_nothing_in_flight)
 	EXPECT_EQ(IMTCP_SEND, cu.state);
 }
 
+TEST(window_limited_slow_start_holds_from_4n)
+{
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v = bulk();
+
+	imtcp_cu_init(&cu, N);
+	v.slow_start = true;
+	v.cwnd = IMTCP_SS_WINDOW * N;
+	v.in_flight = v.cwnd;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_OFF, cu.state);
+	v.now_us += 100;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_OFF, cu.state);
+	v.cwnd++;
+	v.now_us += 100;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+
+	/* an application-limited sender in slow start: from N on */
+	imtcp_cu_init(&cu, N);
+	v.cwnd = N + 1;
+	v.in_flight = 3;
+	v.unsent = 0;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+}
+
 /* A whole measurement: k streams, EMPTY between them, PASS at the end. */
 TEST(measurement_cycle_visits_every_state)
 {
