@@ -50,7 +50,8 @@
  *   their delays gives A (core/imtcp_est.c). Measurement is off in CWR,
  *   Recovery and Loss, before the first 10 segments (no pacing yet), and
  *   under sch_fq (which owns pacing); it never holds with nothing in
- *   flight or a window of N or less.
+ *   flight or a window of N or less (4 N in a slow start that the window
+ *   limits: holds there delay the window's doubling).
  *
  * Per-socket state: Reno's in the private area of inet_connection_sock;
  * the measurement's (about 1.5 KB) allocated in init with GFP_NOWAIT. If

@@ -591,11 +591,10 @@ void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps)
  * delivered; a stream slower than that delays the window's doubling by
  * as long as the stream is late, and the connection leaves slow start on
  * a smaller window than a flow beside it that did not measure. With the
- * range from the rate hint (from half of cwnd / srtt up), the first
- * measurement's streams ran for 1-2 RTTs in the VM, and head to head
- * with reno such a connection left slow start at a third to half of
- * reno's window, a deficit that Reno's additive increase kept for most
- * of a 20 s transfer.
+ * range from the rate hint (from half of cwnd / srtt up), a first stream
+ * took one to two RTTs in the VM. This floor alone did not give the
+ * share back; with the control unit's rule to hold only from a window
+ * of 4 N in slow start (imtcp_cu.c) it did.
  */
 u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 ss_bps)
 {
