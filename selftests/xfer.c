@@ -350,19 +350,12 @@ static void print_result(int fd, const struct opts *o,
 /* Sleep until @epoch (CLOCK_REALTIME seconds); say so if it has passed. */
 static void wait_for_start(double epoch)
 {
-	struct timespec ts = { .tv_sec = (time_t)epoch,
-			       .tv_nsec = (long)((epoch - (time_t)epoch) * 1e9) };
-	struct timespec t;
+	double late = now_on(CLOCK_REALTIME) - epoch;
 
-	clock_gettime(CLOCK_REALTIME, &t);
-	if (t.tv_sec + t.tv_nsec / 1e9 > epoch) {
-		fprintf(stderr, "xfer: start time passed %.3f s ago\n",
-			t.tv_sec + t.tv_nsec / 1e9 - epoch);
-		return;
-	}
-	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
+	if (late > 0)
+		fprintf(stderr, "xfer: start time passed %.3f s ago\n", late);
+	else
+		sleep_until_on(CLOCK_REALTIME, epoch);
 }
 
 static int do_send(const struct opts *o)
