@@ -273,6 +273,12 @@ float_ok() {
 	awk "BEGIN { exit !($1) }"
 }
 
+# epoch_in SECS: the CLOCK_REALTIME time SECS seconds from now, for
+# xfer send -S (flows started one after the other that begin together).
+epoch_in() {
+	date +%s.%N | awk -v d="$1" '{ printf "%.3f", $1 + d }'
+}
+
 # timed_send CC PORT SECS [XFER SEND OPTIONS]: a transfer of SECS seconds
 # over CC to a receiver started for it (bulk unless the options say -r);
 # prints xfer's result line.

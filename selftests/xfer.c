@@ -13,11 +13,11 @@
  *       cc, bytes, secs, goodput_mbps (bytes / time from the first byte
  *       to the receiver's close), retrans, segs_out, rtt_us, cwnd,
  *       delivery_mbps, cookie (SO_COOKIE) and, on an imtcp socket,
- *       cc_est_bps (its TCP_CC_INFO estimate). -H keeps the socket open SECS seconds
- *       after printing (for a reader to compare). -r makes the sender
- *       application-limited: it writes MBIT Mbit/s in one chunk every
- *       40 ms, as a 25 frames/s video sender does. -T writes, every
- *       100 ms while sending, one line "MONOTONIC_SECONDS
+ *       cc_est_bps (its TCP_CC_INFO estimate). -H keeps the socket open
+ *       SECS seconds after printing (for a reader to compare). -r makes
+ *       the sender application-limited: it writes MBIT Mbit/s in one
+ *       chunk every 40 ms, as a 25 frames/s video sender does. -T writes,
+ *       every 100 ms while sending, one line "MONOTONIC_SECONDS
  *       DELIVERY_RATE_BPS CC_BW_BPS" to FILE: tcpi_delivery_rate, and
  *       the congestion control's own bandwidth figure from TCP_CC_INFO
  *       (imtcp's estimate, BBR's bw; 0 for others), both in bit/s.

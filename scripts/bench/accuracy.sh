@@ -135,7 +135,7 @@ together() {
 	local name=$1 cc i=0 pids="" start
 	shift
 	# every flow sends its first byte at the same moment (xfer -S)
-	start=$(date +%s.%N | awk '{ printf "%.3f", $1 + 2 }')
+	start=$(epoch_in 2)
 	for cc in "$@"; do
 		i=$((i + 1))
 		port=$((port + 1))

@@ -60,7 +60,7 @@ for r in $(seq "$PAIRS"); do
 		echo $mode > /sys/module/imtcp/parameters/measure
 		if [ $((r % 2)) = 1 ]; then set -- imtcp reno; else set -- reno imtcp; fi
 		trace_start tcp/tcp_probe || exit 1
-		start=$(date +%s.%N | awk '{ printf "%.3f", $1 + 1.5 }')
+		start=$(epoch_in 1.5)
 		timed_send $1 $((port + 1)) "$SECS" -S "$start" > "$WORK/a" &
 		p1=$!
 		timed_send $2 $((port + 2)) "$SECS" -S "$start" > "$WORK/b" &
