@@ -8,7 +8,10 @@
 #
 #   scripts/vm/run-vm.sh --name share -- scripts/bench/share.sh
 #
-# Bottleneck BENCH_C_MBIT (50) Mbit/s, 20 ms each way, no cross traffic.
+# Bottleneck BENCH_C_MBIT (50) Mbit/s, 20 ms each way; BENCH_CROSS_MBIT
+# (0) Mbit/s of CBR UDP cross traffic from a fourth namespace that meets
+# the pair only at the bottleneck, during each pair (the thin, loss-
+# limited windows of the accuracy benchmark's S2-60/80).
 # Per pair one imtcp and one reno flow send for BENCH_SECS (20) seconds,
 # their first byte at the same moment (xfer -S), the order of starting
 # their processes alternating. BENCH_PAIRS (10) pairs; with
@@ -22,12 +25,17 @@ source "$(dirname "$0")/../../selftests/lib.sh"
 C=${BENCH_C_MBIT:-50}
 SECS=${BENCH_SECS:-20}
 PAIRS=${BENCH_PAIRS:-10}
+CROSS=${BENCH_CROSS_MBIT:-0}
 for v in "$C" "$SECS" "$PAIRS"; do
 	case $v in
 	''|*[!0-9]*|0) echo "BENCH_C_MBIT, BENCH_SECS, BENCH_PAIRS: positive integers" >&2
 		exit 2 ;;
 	esac
 done
+case $CROSS in
+''|*[!0-9]*) echo "BENCH_CROSS_MBIT: an integer, below BENCH_C_MBIT" >&2; exit 2 ;;
+esac
+[ "$CROSS" -lt "$C" ] || { echo "BENCH_CROSS_MBIT: below BENCH_C_MBIT" >&2; exit 2; }
 MODES=Y
 [ "${BENCH_CONTROL:-0}" = 1 ] && MODES="Y N"
 SHAPE_BURST=3028
@@ -37,6 +45,9 @@ trace_stop /dev/null 2>/dev/null; topo_down; rm -rf "$WORK"' EXIT
 
 load_imtcp || exit 1
 topo_up ${C}mbit 20 || { echo "cannot build the test bed"; exit 1; }
+if [ "$CROSS" -gt 0 ]; then
+	cross_up || { echo "cannot add the cross-traffic sender"; exit 1; }
+fi
 echo mono > $TRACEFS/trace_clock
 echo 'dport >= 5600 && dport < 6000' > $TRACEFS/events/tcp/tcp_probe/filter ||
 	exit 1
@@ -59,6 +70,10 @@ for r in $(seq "$PAIRS"); do
 	for mode in $MODES; do
 		echo $mode > /sys/module/imtcp/parameters/measure
 		if [ $((r % 2)) = 1 ]; then set -- imtcp reno; else set -- reno imtcp; fi
+		if [ "$CROSS" -gt 0 ]; then
+			cross_cbr ${CROSS}M $((SECS + 4)) 5201
+			sleep 1
+		fi
 		trace_start tcp/tcp_probe || exit 1
 		start=$(epoch_in 1.5)
 		timed_send $1 $((port + 1)) "$SECS" -S "$start" > "$WORK/a" &
@@ -67,6 +82,7 @@ for r in $(seq "$PAIRS"); do
 		p2=$!
 		wait $p1 && wait $p2 || { echo "pair $r: a transfer failed"; exit 1; }
 		trace_stop "$WORK/t"
+		[ "$CROSS" -gt 0 ] && wait "$CROSS_PID"
 		echo "pair $r measure=$mode $1 $(field bytes "$(cat "$WORK/a")")" \
 			"$2 $(field bytes "$(cat "$WORK/b")")" \
 			"ssthresh $(first_ssthresh "$WORK/t" $((port + 1)) $((port + 2)))" |
