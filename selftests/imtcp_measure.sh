@@ -31,6 +31,10 @@
 #     56 since holds cost nothing while the writes fit in the window;
 #     10, 20, 20 when only the time with less than a segment waiting
 #     was free; before that 2-3 in 10 s).
+#   - the benchmark's cross-traffic generator (poisson -C -r) follows a
+#     profile of 8, 0 and 16 Mbit/s, 5 s each: the rates counted at the
+#     router in the middle of each step are within 20 % of the payload
+#     rate plus headers (1490/1448; the silent step below 0.3 Mbit/s).
 #   - hold budget, 1 % loss, 10 s each: with hold_budget=2 the hold time
 #     the socket reports (netlink hold_us) stays within what the budget
 #     allows (2 % of the transfer, plus at most one RTT of credit and one
@@ -207,6 +211,33 @@ test_hold_budget() {
 load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 [ -d $TRACEFS/events/imtcp ] || { echo "1..0 # SKIP no tracefs"; exit $KSFT_SKIP; }
 command -v iperf3 >/dev/null || { echo "1..0 # SKIP no iperf3"; exit $KSFT_SKIP; }
+# at OFFSET s after T0 (EPOCHREALTIME), the cross rate over SECS s
+rate_at() {
+	local t0=$1 off=$2 secs=$3 wait
+	wait=$(awk -v t0="$t0" -v o="$off" -v now="$EPOCHREALTIME" \
+		'BEGIN { w = t0 + o - now; printf "%.3f", (w > 0 ? w : 0) }')
+	sleep "$wait"
+	cross_rate_mbps "$secs"
+}
+
+test_cross_profile() {
+	local t0 r1 r0 r2 gen
+	t0=$EPOCHREALTIME
+	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -C -r "8:5 0:5 16:5" \
+		> "$WORK/gen" &
+	gen=$!
+	r1=$(rate_at "$t0" 1.5 2)
+	r0=$(rate_at "$t0" 6.5 1.5)
+	r2=$(rate_at "$t0" 11.5 2)
+	wait "$gen" || fail "generator failed"
+	echo "router counted $r1, $r0, $r2 Mbit/s; generator: $(cat "$WORK/gen")"
+	awk -v a="$r1" -v z="$r0" -v b="$r2" -v w=1490 -v l=1448 'BEGIN {
+		exit !(a >= 0.8 * 8 * w / l && a <= 1.2 * 8 * w / l &&
+		       z < 0.3 &&
+		       b >= 0.8 * 16 * w / l && b <= 1.2 * 16 * w / l) }' ||
+		fail "the profile's rates were not what the router counted"
+}
+
 topo_up ${C_MBIT}mbit $DELAY && cross_up || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
 
 tap_begin 6
@@ -216,4 +247,5 @@ run_test control_unit_states test_states_visited
 run_test off_during_recovery test_off_in_recovery
 run_test app_limited_measures test_app_limited
 run_test hold_budget test_hold_budget
+run_test cross_profile_steps test_cross_profile
 tap_end

@@ -121,7 +121,7 @@ test_monitor_events() {
 	old=$(cat $budget)
 	echo 100 > $budget
 	t0=$EPOCHREALTIME
-	in_snd "$STAT" -w -j -t > "$WORK/events" 2>&1 &
+	ip netns exec "$NS_SND" "$STAT" -w -j -t > "$WORK/events" 2>&1 &
 	local mon=$!
 	trace_start imtcp/imtcp_estimate || fail "tracing"
 	sleep 1

@@ -178,13 +178,15 @@ cross_up() {
 
 # cross_cbr RATE SECS PORT: constant-rate UDP cross traffic (iperf3),
 # 1448 B datagrams, in the background; its iperf3 client's PID is in
-# CROSS_PID.
+# CROSS_PID. A process started in the background with ip netns exec
+# (which execs it) has that PID itself; through in_x, $! would be a
+# subshell's, and killing it would leave the client running.
 cross_cbr() {
 	local rate=$1 secs=$2 port=$3
 	in_rcv iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
 	sleep 0.5
-	in_x iperf3 -c $RCV_ADDR -p "$port" -u -b "$rate" -l 1448 \
-		-t "$secs" >/dev/null 2>&1 &
+	ip netns exec "$NS_X" iperf3 -c $RCV_ADDR -p "$port" -u -b "$rate" \
+		-l 1448 -t "$secs" >/dev/null 2>&1 &
 	CROSS_PID=$!
 }
 
@@ -243,7 +245,8 @@ transfer() {
 	local cc=$1 file=$2 port=$3 out rcv_pid want got
 	out=$(mktemp -d)
 	want=$(sha256sum < "$file" | cut -d' ' -f1)
-	in_rcv sh -c "'$XFER' recv -p $port -o - | sha256sum > '$out/sha'" &
+	ip netns exec "$NS_RCV" \
+		sh -c "'$XFER' recv -p $port -o - | sha256sum > '$out/sha'" &
 	rcv_pid=$!
 	if ! in_snd "$XFER" send -c $RCV_ADDR -p "$port" -C "$cc" -i "$file" \
 		> "$out/result"; then
@@ -285,7 +288,7 @@ epoch_in() {
 timed_send() {
 	local cc=$1 port=$2 secs=$3 rcv_pid line
 	shift 3
-	in_rcv "$XFER" recv -p "$port" 2>/dev/null &
+	ip netns exec "$NS_RCV" "$XFER" recv -p "$port" 2>/dev/null &
 	rcv_pid=$!
 	if ! line=$(in_snd "$XFER" send -c $RCV_ADDR -p "$port" -C "$cc" \
 			-t "$secs" "$@"); then

@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * poisson: UDP cross traffic whose packets leave as a Poisson process,
- * for imtcp's accuracy benchmark (scenario S3).
+ * poisson: UDP cross traffic for imtcp's accuracy benchmark: packets
+ * that leave as a Poisson process (scenario S3) or, with -C, at constant
+ * gaps (CBR: S1, S2), at one rate or along a profile of rates.
  *
- *   poisson -c ADDR [-p PORT] -b MBIT -t SECONDS [-l BYTES] [-s SEED]
+ *   poisson -c ADDR [-p PORT] {-b MBIT -t SECONDS | -r PROFILE} [-C]
+ *           [-l BYTES] [-s SEED]
  *
  * Sends datagrams of BYTES (default 1448) payload to ADDR:PORT (default
  * 9; nobody needs to listen: the benchmark counts the traffic at the
- * router) with exponentially distributed gaps whose mean gives MBIT
- * Mbit/s of payload. Departure times are drawn in advance on an absolute
- * schedule; a sender that fell behind (a late timer) sends at once, so the
- * mean rate holds. Prints one line: packets, seconds, payload Mbit/s.
+ * router) with exponentially distributed gaps (or constant ones, -C)
+ * whose mean gives MBIT Mbit/s of payload. PROFILE is "MBIT:SECONDS"
+ * steps separated by spaces or commas, one after another; a step of 0
+ * Mbit/s is silence. Departure times are drawn in advance on one
+ * absolute schedule for the whole profile, so steps follow each other
+ * without a gap (one sender process per step, as iperf3 needs, left the
+ * bottleneck empty for 1-2 s at every step under TCG); a sender that
+ * fell behind (a late timer) sends at once, so the mean rate holds.
+ * Prints one line: packets, seconds, payload Mbit/s.
  *
  * Exit codes: 0 done, 1 socket error, 2 usage.
  */
@@ -28,14 +35,86 @@
 #include "monoclock.h"
 
 #define MAX_LEN 65000
+#define MAX_STEPS 64
 
 static char payload[MAX_LEN];
+
+struct step {
+	double mbit;	/* 0: silent */
+	double secs;
+};
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: poisson -c ADDR [-p PORT] -b MBIT -t SECONDS [-l BYTES] [-s SEED]\n");
+		"usage: poisson -c ADDR [-p PORT] {-b MBIT -t SECONDS | -r PROFILE} [-C]\n"
+		"               [-l BYTES] [-s SEED]\n"
+		"  PROFILE: MBIT:SECONDS steps, separated by spaces or commas\n");
 	exit(2);
+}
+
+/* A number >= 0 that is all of @s. */
+static int parse_num(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno || end == s || *end || *v < 0 || *v > 1e6 ? -1 : 0;
+}
+
+/* "MBIT:SECONDS ..." into @steps; returns how many, -1 if malformed. */
+static int parse_profile(char *text, struct step *steps)
+{
+	char *tok, *colon, *save;
+	int n = 0;
+
+	for (tok = strtok_r(text, " ,", &save); tok;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		colon = strchr(tok, ':');
+		if (!colon || n == MAX_STEPS)
+			return -1;
+		*colon = 0;
+		if (parse_num(tok, &steps[n].mbit) ||
+		    parse_num(colon + 1, &steps[n].secs) || steps[n].secs <= 0)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/* The gap before the next packet at @mbit: exponential, or constant. */
+static double next_gap(double mbit, long len, int constant)
+{
+	double mean = len * 8 / (mbit * 1e6);
+
+	return constant ? mean : -mean * log(1 - drand48());
+}
+
+/*
+ * One step of the schedule, from @t (the next departure, absolute) to
+ * @t_end. Returns the first departure after the step, or -1 on error.
+ */
+static double send_step(int fd, const struct sockaddr_storage *to,
+			socklen_t tolen, const struct step *st, long len,
+			int constant, double t, double t_end,
+			unsigned long long *pkts)
+{
+	if (st->mbit == 0)
+		return t_end;
+	for (; t < t_end; t += next_gap(st->mbit, len, constant)) {
+		if (now() < t)
+			sleep_until(t);
+		/* no listener: ICMP errors come back as ECONNREFUSED; ignore */
+		if (sendto(fd, payload, len, 0, (const struct sockaddr *)to,
+			   tolen) < 0 && errno != ECONNREFUSED &&
+		    errno != ENOBUFS) {
+			perror("poisson: send");
+			return -1;
+		}
+		(*pkts)++;
+	}
+	return t;
 }
 
 static int open_socket(const char *addr, const char *port,
@@ -66,45 +145,57 @@ static int open_socket(const char *addr, const char *port,
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = "9";
-	double mbit = 0, secs = 0, mean, t0, t_end, t;
+	struct step steps[MAX_STEPS] = { { 0 } };
+	int c, fd, i, n = 1, constant = 0, have_b = 0, have_t = 0, have_r = 0;
 	unsigned long long pkts = 0;
 	long len = 1448, seed = 1;
 	struct sockaddr_storage to;
+	double t0, t, t_end;
 	socklen_t tolen;
-	int c, fd;
 
-	while ((c = getopt(argc, argv, "c:p:b:t:l:s:")) != -1) {
+	while ((c = getopt(argc, argv, "c:p:b:t:r:Cl:s:")) != -1) {
 		switch (c) {
 		case 'c': addr = optarg; break;
 		case 'p': port = optarg; break;
-		case 'b': mbit = atof(optarg); break;
-		case 't': secs = atof(optarg); break;
+		case 'b':
+			have_b = !parse_num(optarg, &steps[0].mbit) &&
+				 steps[0].mbit > 0;
+			if (!have_b)
+				usage();
+			break;
+		case 't':
+			have_t = !parse_num(optarg, &steps[0].secs) &&
+				 steps[0].secs > 0;
+			if (!have_t)
+				usage();
+			break;
+		case 'r': have_r = 1; n = parse_profile(optarg, steps); break;
+		case 'C': constant = 1; break;
 		case 'l': len = atol(optarg); break;
 		case 's': seed = atol(optarg); break;
 		default: usage();
 		}
 	}
-	if (!addr || mbit <= 0 || secs <= 0 || len < 1 || len > MAX_LEN)
+	/* one rate (-b and -t) or a profile (-r), not both */
+	if (!addr || len < 1 || len > MAX_LEN ||
+	    (have_r ? have_b || have_t || n < 1 : !(have_b && have_t)))
 		usage();
 	fd = open_socket(addr, port, &to, &tolen);
 	if (fd < 0)
 		return 1;
 	srand48(seed);
-	mean = len * 8 / (mbit * 1e6);
 	t0 = now();
-	t_end = t0 + secs;
-	for (t = t0; t < t_end; t += -mean * log(1 - drand48())) {
-		if (now() < t)
-			sleep_until(t);
-		/* no listener: ICMP errors come back as ECONNREFUSED; ignore */
-		if (sendto(fd, payload, len, 0, (struct sockaddr *)&to,
-			   tolen) < 0 && errno != ECONNREFUSED &&
-		    errno != ENOBUFS) {
-			perror("poisson: send");
+	t = t0;
+	t_end = t0;
+	for (i = 0; i < n; i++) {
+		t_end += steps[i].secs;
+		t = send_step(fd, &to, tolen, &steps[i], len, constant, t,
+			      t_end, &pkts);
+		if (t < 0)
 			return 1;
-		}
-		pkts++;
 	}
+	if (now() < t_end)
+		sleep_until(t_end);	/* a profile may end in silence */
 	t = now() - t0;
 	printf("packets=%llu secs=%.3f mbps=%.3f\n", pkts, t,
 	       pkts * len * 8 / t / 1e6);

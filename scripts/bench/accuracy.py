@@ -69,10 +69,13 @@ def step_tracking(est, bins, c, connect, srtt_s):
     new level. A step: the medians of the 100 ms bins in the second before
     and after a bin differ by more than 20 % of C (the profile's steps are
     20-40 %; single bins jitter with the cross sender's bursts); one step
-    per 2 s."""
+    per 2 s, none in the last 2 s of BINS (the transfer's time: the cross
+    traffic may end a moment before the transfer does)."""
     out, last = [], None
+    end = bins[-1][0] if bins else 0
     for k, (t1, _) in enumerate(bins):
-        if t1 < connect + 1 or (last is not None and t1 - last < 2.0):
+        if t1 < connect + 1 or (last is not None and t1 - last < 2.0) or \
+                t1 > end - 2.0:
             continue
         before = [b[1] for b in bins[max(0, k - 10):k]]
         after = [b[1] for b in bins[k:k + 10]]
@@ -158,6 +161,9 @@ def scenario(name, c, workdir, outdir):
                         first_sample(wf("imtcp.samples")))
     bbr = sample_errors(wf("bbr.samples"), bbr_bins, c, 2, t_bbr)
     connect = connect if connect is not None else (est[0][0] if est else 0)
+    # the truth of the transfer's own time: steps and the median A
+    secs = float(xfer_fields(wf("imtcp.xfer")).get("secs", "inf"))
+    during = [b for b in bins if connect <= b[0] <= connect + secs]
     rows, errs = [], []
     for t, bps, raw, _ in est:
         a = truth_at(bins, t)
@@ -173,7 +179,7 @@ def scenario(name, c, workdir, outdir):
                   ("BBR bw (own run)", wf("bbr.samples"), 2)])
     srtt = statistics.median(e[3] for e in est) / 1e6 if est else 0.04
     dur = (est[-1][0] - connect) if est else 0
-    steps = step_tracking(est, bins, c, connect, srtt) if name == "S1" else []
+    steps = step_tracking(est, during, c, connect, srtt) if name == "S1" else []
     res = {
         "name": name, "estimates": len(est),
         "median_err_pct_c": 100 * statistics.median(errs) if errs else None,
@@ -182,7 +188,8 @@ def scenario(name, c, workdir, outdir):
         "first_ms": 1000 * (est[0][0] - connect) if est else None,
         "first_rtt": (est[0][0] - connect) / srtt if est else None,
         "srtt_ms": 1000 * srtt, "goodput_mbps": goodput,
-        "truth_median": statistics.median(b[1] for b in bins) if bins else None,
+        "truth_median": (statistics.median(b[1] for b in during)
+                         if during else None),
         "estimate_median": statistics.median(e[1] for e in est) if est else None,
         "step_rtts": steps,
         "goodput_ratio": goodput / reno if reno > 0 else None,

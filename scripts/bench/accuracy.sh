@@ -6,7 +6,9 @@
 # sender that shares only the bottleneck (C = BENCH_C_MBIT, default 50,
 # 20 ms each way, tbf bucket of two packets). Ground truth: the cross
 # traffic arriving at the router, counted every 100 ms (r2 rx_bytes), so
-# A(t) = C - cross(t) and no rate is assumed.
+# A(t) = C - cross(t) and no rate is assumed. Cross traffic comes from
+# selftests/poisson.c: constant gaps (CBR) or Poisson, 1448 B datagrams,
+# a whole profile of rates from one process.
 #
 # Scenarios S1-S4 run three times over the same cross-traffic profile, one
 # transfer at a time: imtcp (its estimates, from the imtcp_estimate
@@ -49,8 +51,7 @@ rm -f "$OUT"/accuracy* "$OUT"/together.jsonl
 load_imtcp || exit 1
 modprobe -q tcp_bbr || { echo "no tcp_bbr module"; exit 1; }
 topo_up ${C}mbit 20 && cross_up || { echo "cannot build the test bed"; exit 1; }
-in_rcv iperf3 -s -p 5201 >/dev/null 2>&1 &
-# The Poisson generator sends to port 9. A socket bound there and never
+# The cross-traffic generator sends to port 9. A socket bound there and never
 # read spares the receiver an ICMP port unreachable (and its per-peer
 # rate-limit lookup) for every packet; a full receive queue drops them
 # cheaply. Both CPUs of a guest soft lockup sat in that ICMP path
@@ -62,9 +63,11 @@ time.sleep(1e6)' >/dev/null 2>&1 &
 port=6100
 
 # sample_cross FILE: monotonic time and r2 rx_bytes every 100 ms, until
-# killed; prints its PID.
+# killed; prints its PID. ip netns exec execs python, so the PID is the
+# sampler's own (through in_rtr it would be a subshell's, and killing
+# that left the sampler running to the end of the benchmark).
 sample_cross() {
-	in_rtr python3 -c '
+	ip netns exec "$NS_RTR" python3 -c '
 import sys, time
 f = open(sys.argv[1], "w")
 while True:
@@ -76,22 +79,13 @@ while True:
 }
 
 # cross_profile KIND "MBIT:SECS ...": cross traffic (cbr or poisson), one
-# rate after another.
+# rate after another, from one generator process on one schedule, so
+# that the steps follow each other without a gap (an iperf3 client per
+# step left the bottleneck empty for 1-2 s at each step under TCG).
 cross_profile() {
-	local kind=$1 step rate secs
-	for step in $2; do
-		rate=${step%%:*}
-		secs=${step##*:}
-		if [ "$rate" = 0 ]; then
-			sleep "$secs"
-		elif [ "$kind" = poisson ]; then
-			in_x "$POISSON" -c $RCV_ADDR -b "$rate" -t "$secs" \
-				-s $RANDOM >/dev/null
-		else
-			in_x iperf3 -c $RCV_ADDR -p 5201 -u -b "${rate}M" -l 1448 \
-				-t "$secs" >/dev/null 2>&1
-		fi
-	done
+	local opt=
+	[ "$1" = cbr ] && opt=-C
+	in_x "$POISSON" -c $RCV_ADDR -r "$2" $opt -s $RANDOM >/dev/null
 }
 
 # run_one NAME CC KIND PROFILE [XFER OPTIONS]: one transfer over CC for the
