@@ -124,12 +124,13 @@ def first_sample(path):
         return 0.0
 
 
-def write_series(path, sources):
+def write_series(path, sources, truth=()):
     """The 100 ms samples as t_s (since each run's first sample), source,
-    mbps, for the plots."""
+    mbps, for the plots; then TRUTH, (t_s, mbps) rows of the truth."""
     with open(path, "w") as f:
         out = csv.writer(f)
         out.writerow(["t_s", "source", "mbps"])
+        out.writerows((round(t, 3), TRUTH, round(a, 3)) for t, a in truth)
         for label, spath, col in sources:
             t0 = first_sample(spath)
             try:
@@ -141,6 +142,9 @@ def write_series(path, sources):
                 if len(v) == 3 and int(v[col]):
                     out.writerow([round(float(v[0]) - t0, 3), label,
                                   int(v[col]) / 1e6])
+
+
+TRUTH = "truth A = C - cross"
 
 
 def med(v):
@@ -176,7 +180,8 @@ def scenario(name, c, workdir, outdir):
         w.writerows(rows)
     write_series(os.path.join(outdir, f"accuracy-{name}-series.csv"),
                  [("imtcp tcpi_delivery_rate", wf("imtcp.samples"), 1),
-                  ("BBR bw (own run)", wf("bbr.samples"), 2)])
+                  ("BBR bw (own run)", wf("bbr.samples"), 2)],
+                 [(t - connect, a) for t, a in during])
     srtt = statistics.median(e[3] for e in est) / 1e6 if est else 0.04
     dur = (est[-1][0] - connect) if est else 0
     steps = step_tracking(est, during, c, connect, srtt) if name == "S1" else []
@@ -336,10 +341,18 @@ def table(outdir, c):
             outdir, f"accuracy-{r['name']}.csv"))))
         t = [float(x["t_s"]) for x in rows]
         fig, ax = plt.subplots(figsize=(8, 3.5))
-        ax.plot(t, [float(x["truth_mbps"] or "nan") for x in rows],
-                label="truth A = C - cross", color="black", lw=1.5)
         spath = os.path.join(outdir, f"accuracy-{r['name']}-series.csv")
         series = list(csv.DictReader(open(spath))) if os.path.exists(spath) else []
+        # the truth's 100 ms bins; older series files have only the
+        # truth at each estimate
+        truth = [x for x in series if x["source"] == TRUTH]
+        if truth:
+            ax.plot([float(x["t_s"]) for x in truth],
+                    [float(x["mbps"]) for x in truth], label=TRUTH,
+                    color="black", lw=1.2)
+        else:
+            ax.plot(t, [float(x["truth_mbps"] or "nan") for x in rows],
+                    label=TRUTH, color="black", lw=1.5)
         for label, style in (("imtcp tcpi_delivery_rate", "-"),
                              ("BBR bw (own run)", "-")):
             pts = [x for x in series if x["source"] == label]
