@@ -45,12 +45,23 @@ def read_trace(path, port):
     return est, connect
 
 
+# The estimates count TCP payload (imtcp's streams, like BBR's bandwidth
+# and tcpi_delivery_rate, are segments of MSS bytes), the bottleneck (tbf)
+# and the router's counter whole frames: 1448 bytes of payload in a
+# 1514-byte frame (1500 MTU, TCP timestamps, Ethernet header). So the
+# truth, and C, are taken in the flow's payload: what a TCP flow with
+# this MSS can carry of what the link has left.
+PAYLOAD = 1448 / 1514
+
+
 def read_truth(path, c):
+    """A(t) in payload Mbit/s per 100 ms bin, C given in frame Mbit/s."""
     rows = [tuple(map(float, l.split())) for l in open(path) if l.strip()]
     bins = []
     for (t0, b0), (t1, b1) in zip(rows, rows[1:]):
         if t1 > t0:
-            bins.append((t0, c - (b1 - b0) * 8 / (t1 - t0) / 1e6))
+            cross = (b1 - b0) * 8 / (t1 - t0) / 1e6
+            bins.append((t0, (c - cross) * PAYLOAD))
     return bins
 
 
@@ -151,15 +162,15 @@ def med(v):
     return 100 * statistics.median(v) if v else None
 
 
-def scenario(name, c, workdir, outdir):
-    c = float(c)
+def scenario(name, c_frames, workdir, outdir):
+    c = float(c_frames) * PAYLOAD	# errors are in % of this
     wf = lambda suffix: os.path.join(workdir, f"{name}.{suffix}")
     port = open(wf("imtcp.port")).read().strip()
     est, connect = read_trace(wf("imtcp.trace"), port)
-    bins = read_truth(wf("imtcp.cross"), c)
+    bins = read_truth(wf("imtcp.cross"), float(c_frames))
     goodput = float(xfer_fields(wf("imtcp.xfer")).get("goodput_mbps", "nan"))
     reno = float(xfer_fields(wf("reno.xfer")).get("goodput_mbps", "nan"))
-    bbr_bins = read_truth(wf("bbr.cross"), c)
+    bbr_bins = read_truth(wf("bbr.cross"), float(c_frames))
     t_bbr = first_sample(wf("bbr.samples"))
     dlv = sample_errors(wf("imtcp.samples"), bins, c, 1,
                         first_sample(wf("imtcp.samples")))
@@ -281,6 +292,10 @@ def table(outdir, c):
         print(s)
         out.write(s + "\n")
     p(f"## imtcp estimate accuracy (C = {c} Mbit/s, 20 ms each way)")
+    p()
+    p(f"A and C in TCP payload: {c} Mbit/s of frames carry "
+      f"{float(c) * PAYLOAD:.1f} Mbit/s of 1448-byte segments; the truth is "
+      f"A(t) = (C - cross(t)) x 1448/1514, cross counted in frames at the router.")
     p()
     p("Errors are |figure - A| / C: imtcp's estimate (imtcp_estimate "
       "tracepoint), the same flow's tcpi_delivery_rate (every 100 ms), and "
