@@ -63,6 +63,16 @@ static int parse_num(const char *s, double *v)
 	return errno || end == s || *end || *v < 0 || *v > 1e6 ? -1 : 0;
 }
 
+/* A number > 0 from an option's argument; usage() if it is not one. */
+static double positive(const char *s)
+{
+	double v;
+
+	if (parse_num(s, &v) || v == 0)
+		usage();
+	return v;
+}
+
 /* "MBIT:SECONDS ..." into @steps; returns how many, -1 if malformed. */
 static int parse_profile(char *text, struct step *steps)
 {
@@ -157,18 +167,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'c': addr = optarg; break;
 		case 'p': port = optarg; break;
-		case 'b':
-			have_b = !parse_num(optarg, &steps[0].mbit) &&
-				 steps[0].mbit > 0;
-			if (!have_b)
-				usage();
-			break;
-		case 't':
-			have_t = !parse_num(optarg, &steps[0].secs) &&
-				 steps[0].secs > 0;
-			if (!have_t)
-				usage();
-			break;
+		case 'b': steps[0].mbit = positive(optarg); have_b = 1; break;
+		case 't': steps[0].secs = positive(optarg); have_t = 1; break;
 		case 'r': have_r = 1; n = parse_profile(optarg, steps); break;
 		case 'C': constant = 1; break;
 		case 'l': len = atol(optarg); break;

@@ -52,6 +52,7 @@ def read_trace(path, port):
 # truth, and C, are taken in the flow's payload: what a TCP flow with
 # this MSS can carry of what the link has left.
 PAYLOAD = 1448 / 1514
+TRUTH = "truth A = C - cross"
 
 
 def read_truth(path, c):
@@ -153,9 +154,6 @@ def write_series(path, sources, truth=()):
                 if len(v) == 3 and int(v[col]):
                     out.writerow([round(float(v[0]) - t0, 3), label,
                                   int(v[col]) / 1e6])
-
-
-TRUTH = "truth A = C - cross"
 
 
 def med(v):
