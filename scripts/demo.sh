@@ -24,8 +24,10 @@ OUT=$(mktemp -d)
 trap 'kill $sampler $watcher 2>/dev/null; topo_down; rm -rf "$OUT"' EXIT
 
 # One line a second: the cross traffic the router received in that
-# second (bytes on r2, timed where they are read) and A = C - cross. The
-# lines also go to $OUT/truth as "end_us cross_kbit_per_s".
+# second (bytes on r2, timed where they are read) and A = C - cross,
+# in TCP payload as the estimate is: frames of 1514 bytes carry 1448
+# (Documentation/imtcp.rst, accuracy). The lines also go to $OUT/truth
+# as "end_us cross_kbit_per_s" (frames).
 sample_truth() {
 	local t0=$1 f=/sys/class/net/r2/statistics/rx_bytes a b ta tb x
 	mkfifo "$OUT/tick"
@@ -42,7 +44,7 @@ sample_truth() {
 		ta=$tb
 		printf '%6.1f  router: cross traffic %5.1f Mbit/s, so A = %5.1f Mbit/s\n' \
 			"$(((tb - t0) / 1000))e-3" "${x}e-3" \
-			"$(((C_MBIT * 1000 - x) < 0 ? 0 : C_MBIT * 1000 - x))e-3"
+			"$(((C_MBIT * 1000 - x) < 0 ? 0 : (C_MBIT * 1000 - x) * 1448 / 1514))e-3"
 	done
 }
 
@@ -76,7 +78,7 @@ echo "== loaded: $(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
 topo_up ${C_MBIT}mbit 20 && cross_up || { echo "cannot build the test bed"; exit 1; }
 echo "== bottleneck (router egress to the receiver):"
 tc -n "$NS_RTR" qdisc show dev r1 | sed 's/^/   /'
-in_rcv iperf3 -s -p 5202 >/dev/null 2>&1 &
+udp_sink	# the cross-traffic generator sends to port 9
 sleep 1
 echo "== ${SECS} s of bulk imtcp; UDP cross traffic ${CROSS// /, } Mbit/s; time in s"
 mkfifo "$OUT/events"
@@ -89,9 +91,11 @@ ip netns exec "$NS_SND" "$STAT" -w -j -t > "$OUT/events" &
 watcher=$!
 print_estimates "$t0" < "$OUT/events" &
 printer=$!
-(for r in $CROSS; do
-	in_x iperf3 -c $RCV_ADDR -p 5202 -u -b ${r}M -l 1448 -t 6 >/dev/null 2>&1
-done) &
+# one generator for the whole profile: the steps follow each other with
+# no gap (a sender process per step left the bottleneck empty for a
+# second or two at each step under TCG)
+profile=$(for r in $CROSS; do printf '%s:6 ' "$r"; done)
+in_x "$POISSON" -c $RCV_ADDR -C -r "$profile" >/dev/null &
 cross=$!
 timed_send imtcp 5201 $SECS > "$OUT/result" &
 spid=$!
@@ -106,11 +110,12 @@ echo "== result: $(cat "$OUT/result")"
 echo "== each estimate against the A the router counted in the second before it:"
 touch "$OUT/est" "$OUT/truth"
 awk -v c=$C_MBIT -v t0="$t0" '
+BEGIN { p = 1448 / 1514 }	# payload of a frame
 FNR == NR { tt[++n] = $1; x[n] = $2 / 1000; next }
 {
 	a = ""
 	for (i = n; i >= 1; i--)
-		if (tt[i] <= $1) { a = c - x[i]; break }
+		if (tt[i] <= $1) { a = (c - x[i]) * p; break }
 	if (a == "")
 		next
 	if (a < 0)
@@ -118,7 +123,7 @@ FNR == NR { tt[++n] = $1; x[n] = $2 / 1000; next }
 	e = $2 / 1e6
 	err = e > a ? e - a : a - e
 	printf "   t=%5.1f s  A = %5.1f  estimate %5.1f  error %5.1f Mbit/s (%.0f %% of C)\n",
-		($1 - t0) / 1e6, a, e, err, 100 * err / c
+		($1 - t0) / 1e6, a, e, err, 100 * err / (c * p)
 	errs[++m] = err
 }
 END {
@@ -128,7 +133,7 @@ END {
 			v = errs[j]; errs[j] = errs[j - 1]; errs[j - 1] = v
 		}
 	printf "   %d estimates; median error %.1f Mbit/s (%.0f %% of C)\n",
-		m, errs[int((m + 1) / 2)], 100 * errs[int((m + 1) / 2)] / c
+		m, errs[int((m + 1) / 2)], 100 * errs[int((m + 1) / 2)] / (c * p)
 }' "$OUT/truth" "$OUT/est"
 echo "== module statistics:"
 "$STAT" -s | sed 's/^/   /'

@@ -190,6 +190,19 @@ cross_cbr() {
 	CROSS_PID=$!
 }
 
+# udp_sink: a socket on the receiver's UDP port 9, bound and never read,
+# for poisson's cross traffic, in the background (topo_down ends it).
+# It spares the receiver an ICMP port unreachable (and its per-peer
+# rate-limit lookup) for every packet; a full receive queue drops them
+# cheaply. Both CPUs of a guest soft lockup sat in that ICMP path
+# (Documentation/imtcp.rst, limitations).
+udp_sink() {
+	in_rcv python3 -c 'import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("", 9))
+time.sleep(1e6)' >/dev/null 2>&1 &
+}
+
 # cross_rate_mbps SECS: cross traffic arriving at the router (bytes
 # received on r2), averaged over about SECS seconds. The interval is
 # timed where the counter is read, by shell builtins: no process starts

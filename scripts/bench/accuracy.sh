@@ -51,15 +51,7 @@ rm -f "$OUT"/accuracy* "$OUT"/together.jsonl
 load_imtcp || exit 1
 modprobe -q tcp_bbr || { echo "no tcp_bbr module"; exit 1; }
 topo_up ${C}mbit 20 && cross_up || { echo "cannot build the test bed"; exit 1; }
-# The cross-traffic generator sends to port 9. A socket bound there and never
-# read spares the receiver an ICMP port unreachable (and its per-peer
-# rate-limit lookup) for every packet; a full receive queue drops them
-# cheaply. Both CPUs of a guest soft lockup sat in that ICMP path
-# (Documentation/imtcp.rst, limitations).
-in_rcv python3 -c 'import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("", 9))
-time.sleep(1e6)' >/dev/null 2>&1 &
+udp_sink	# the cross-traffic generator sends to port 9
 port=6100
 
 # sample_cross FILE: monotonic time and r2 rx_bytes every 100 ms, until
