@@ -29,7 +29,7 @@ trap 'kill $sampler $watcher 2>/dev/null; topo_down; rm -rf "$OUT"' EXIT
 # (Documentation/imtcp.rst, accuracy). The lines also go to $OUT/truth
 # as "end_us cross_kbit_per_s" (frames).
 sample_truth() {
-	local t0=$1 f=/sys/class/net/r2/statistics/rx_bytes a b ta tb x
+	local t0=$1 f=/sys/class/net/r2/statistics/rx_bytes a b ta tb x avail
 	mkfifo "$OUT/tick"
 	exec 3<> "$OUT/tick"
 	read -r a < $f
@@ -42,9 +42,10 @@ sample_truth() {
 		echo "$tb $x" >> "$OUT/truth"
 		a=$b
 		ta=$tb
+		avail=$(((C_MBIT * 1000 - x) * MSS_BYTES / FRAME_BYTES))
 		printf '%6.1f  router: cross traffic %5.1f Mbit/s, so A = %5.1f Mbit/s\n' \
 			"$(((tb - t0) / 1000))e-3" "${x}e-3" \
-			"$(((C_MBIT * 1000 - x) < 0 ? 0 : (C_MBIT * 1000 - x) * 1448 / 1514))e-3"
+			"$((avail < 0 ? 0 : avail))e-3"
 	done
 }
 
@@ -84,7 +85,8 @@ echo "== ${SECS} s of bulk imtcp; UDP cross traffic ${CROSS// /, } Mbit/s; time 
 mkfifo "$OUT/events"
 t0=${EPOCHREALTIME/./}
 # ip netns exec execs its command: these PIDs are the loops themselves
-OUT=$OUT C_MBIT=$C_MBIT ip netns exec "$NS_RTR" \
+OUT=$OUT C_MBIT=$C_MBIT MSS_BYTES=$MSS_BYTES FRAME_BYTES=$FRAME_BYTES \
+	ip netns exec "$NS_RTR" \
 	bash -c "$(declare -f sample_truth); sample_truth $t0" &
 sampler=$!
 ip netns exec "$NS_SND" "$STAT" -w -j -t > "$OUT/events" &
@@ -109,8 +111,8 @@ sed -n '2,$p' "$OUT/ss" | sed 's/^/   /'
 echo "== result: $(cat "$OUT/result")"
 echo "== each estimate against the A the router counted in the second before it:"
 touch "$OUT/est" "$OUT/truth"
-awk -v c=$C_MBIT -v t0="$t0" '
-BEGIN { p = 1448 / 1514 }	# payload of a frame
+awk -v c=$C_MBIT -v t0="$t0" -v mss=$MSS_BYTES -v frame=$FRAME_BYTES '
+BEGIN { p = mss / frame }	# payload of a frame
 FNR == NR { tt[++n] = $1; x[n] = $2 / 1000; next }
 {
 	a = ""

@@ -114,9 +114,9 @@ test_cbr_estimate() {
 	local x truth n med t0 got
 	cbr_run || fail "CBR run"
 	x=$(cat "$WORK/cbr.cross")
-	# in TCP payload, as the estimate: 1448 bytes of a 1514-byte frame
-	truth=$(awk -v c=$CBR_C_MBIT -v x="$x" \
-		'BEGIN { printf "%.2f", (c - x) * 1448 / 1514 }')
+	# in TCP payload, as the estimate (lib.sh, MSS_BYTES)
+	truth=$(awk -v c=$CBR_C_MBIT -v x="$x" -v p=$MSS_BYTES -v f=$FRAME_BYTES \
+		'BEGIN { printf "%.2f", (c - x) * p / f }')
 	python3 "$TRACE_PY" estimates "$WORK/cbr.trace" > "$WORK/est"
 	n=$(wc -l < "$WORK/est")
 	echo "cross traffic $x Mbit/s at the router: A = $truth Mbit/s; $n estimates"

@@ -190,6 +190,14 @@ cross_cbr() {
 	CROSS_PID=$!
 }
 
+# A full-size data segment of the test bed: MSS_BYTES of TCP payload
+# (1500 MTU less IP, TCP and its timestamps) in a frame of FRAME_BYTES
+# (with the Ethernet header). Estimates count payload; the bottleneck
+# and the router's counters count frames, so A is scaled by their ratio
+# (scripts/bench/accuracy.py has the same figures).
+MSS_BYTES=1448
+FRAME_BYTES=1514
+
 # udp_sink: a socket on the receiver's UDP port 9, bound and never read,
 # for poisson's cross traffic, in the background (topo_down ends it).
 # It spares the receiver an ICMP port unreachable (and its per-peer

@@ -50,7 +50,8 @@ def read_trace(path, port):
 # and the router's counter whole frames: 1448 bytes of payload in a
 # 1514-byte frame (1500 MTU, TCP timestamps, Ethernet header). So the
 # truth, and C, are taken in the flow's payload: what a TCP flow with
-# this MSS can carry of what the link has left.
+# this MSS can carry of what the link has left (selftests/lib.sh:
+# MSS_BYTES, FRAME_BYTES).
 PAYLOAD = 1448 / 1514
 TRUTH = "truth A = C - cross"
 
