@@ -35,6 +35,15 @@ NS_RCV=imtcp-rcv-$$
 NS_X=imtcp-x-$$
 SND_ADDR=198.18.1.1
 RCV_ADDR=198.18.2.2
+# The MTU of every link of the test bed (TOPO_MTU, default 1500). Under
+# TCG the emulated CPUs forward fewer packets than a 50 Mbit/s link of
+# 1500-byte frames carries; jumbo frames take the CPUs out of the way.
+TOPO_MTU=${TOPO_MTU:-1500}
+case $TOPO_MTU in
+''|*[!0-9]*) echo "TOPO_MTU: a number of bytes" >&2; exit 2 ;;
+esac
+[ "$TOPO_MTU" -ge 576 ] && [ "$TOPO_MTU" -le 65535 ] ||
+	{ echo "TOPO_MTU: 576-65535 bytes" >&2; exit 2; }
 
 tap_n=0
 tap_pass=0
@@ -93,6 +102,23 @@ load_imtcp() {
 	insmod "$TOP/imtcp.ko"
 }
 
+# set_imtcp_params "NAME=VALUE ...": set module parameters of the loaded
+# module (they apply to connections opened afterwards); the module's own
+# range checks reject bad values.
+set_imtcp_params() {
+	local kv name
+	for kv in $1; do
+		name=${kv%%=*}
+		case $name in
+		''|*[!a-z_]*|"$kv") echo "module parameter: $kv is not NAME=VALUE"; return 1 ;;
+		esac
+		[ -w "/sys/module/imtcp/parameters/$name" ] ||
+			{ echo "imtcp has no parameter $name"; return 1; }
+		echo "${kv#*=}" > "/sys/module/imtcp/parameters/$name" ||
+			{ echo "imtcp rejected $kv"; return 1; }
+	done
+}
+
 # Remove the module, retrying while sockets that used it are being freed.
 unload_imtcp() {
 	local i
@@ -121,10 +147,10 @@ topo_up() {
 	for ns in "$NS_SND" "$NS_RTR" "$NS_RCV"; do
 		ip -n "$ns" link set lo up
 	done
-	ip -n "$NS_SND" link set s0 up
-	ip -n "$NS_RTR" link set r0 up
-	ip -n "$NS_RTR" link set r1 up
-	ip -n "$NS_RCV" link set d0 up
+	ip -n "$NS_SND" link set s0 up mtu "$TOPO_MTU"
+	ip -n "$NS_RTR" link set r0 up mtu "$TOPO_MTU"
+	ip -n "$NS_RTR" link set r1 up mtu "$TOPO_MTU"
+	ip -n "$NS_RCV" link set d0 up mtu "$TOPO_MTU"
 	ip -n "$NS_SND" route add default via 198.18.1.2
 	ip -n "$NS_RCV" route add default via 198.18.2.1
 	ip netns exec "$NS_RTR" sysctl -qw net.ipv4.ip_forward=1
@@ -171,8 +197,8 @@ cross_up() {
 	ip -n "$NS_X" addr add 198.18.3.1/24 dev x0
 	ip -n "$NS_RTR" addr add 198.18.3.2/24 dev r2
 	ip -n "$NS_X" link set lo up
-	ip -n "$NS_X" link set x0 up
-	ip -n "$NS_RTR" link set r2 up
+	ip -n "$NS_X" link set x0 up mtu "$TOPO_MTU"
+	ip -n "$NS_RTR" link set r2 up mtu "$TOPO_MTU"
 	ip -n "$NS_X" route add default via 198.18.3.2
 }
 
@@ -191,12 +217,12 @@ cross_cbr() {
 }
 
 # A full-size data segment of the test bed: MSS_BYTES of TCP payload
-# (1500 MTU less IP, TCP and its timestamps) in a frame of FRAME_BYTES
+# (the MTU less IP, TCP and its timestamps) in a frame of FRAME_BYTES
 # (with the Ethernet header). Estimates count payload; the bottleneck
 # and the router's counters count frames, so A is scaled by their ratio
 # (scripts/bench/accuracy.py has the same figures).
-MSS_BYTES=1448
-FRAME_BYTES=1514
+MSS_BYTES=$((TOPO_MTU - 52))
+FRAME_BYTES=$((TOPO_MTU + 14))
 
 # udp_sink: a socket on the receiver's UDP port 9, bound and never read,
 # for poisson's cross traffic, in the background (topo_down ends it).

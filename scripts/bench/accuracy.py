@@ -47,12 +47,15 @@ def read_trace(path, port):
 
 # The estimates count TCP payload (imtcp's streams, like BBR's bandwidth
 # and tcpi_delivery_rate, are segments of MSS bytes), the bottleneck (tbf)
-# and the router's counter whole frames: 1448 bytes of payload in a
-# 1514-byte frame (1500 MTU, TCP timestamps, Ethernet header). So the
-# truth, and C, are taken in the flow's payload: what a TCP flow with
-# this MSS can carry of what the link has left (selftests/lib.sh:
-# MSS_BYTES, FRAME_BYTES).
-PAYLOAD = 1448 / 1514
+# and the router's counter whole frames: MTU - 52 bytes of payload
+# (IP, TCP and its timestamps) in a frame of MTU + 14 (Ethernet header),
+# 1448 in 1514 at the default MTU (BENCH_MTU, as accuracy.sh exports it
+# to selftests/lib.sh as TOPO_MTU). So the truth, and C, are taken in the
+# flow's payload: what a TCP flow with this MSS can carry of what the
+# link has left (selftests/lib.sh: MSS_BYTES, FRAME_BYTES).
+MTU = int(os.environ.get("TOPO_MTU", "1500"))
+MSS, FRAME = MTU - 52, MTU + 14
+PAYLOAD = MSS / FRAME
 TRUTH = "truth A = C - cross"
 
 
@@ -293,8 +296,12 @@ def table(outdir, c):
     p(f"## imtcp estimate accuracy (C = {c} Mbit/s, 20 ms each way)")
     p()
     p(f"A and C in TCP payload: {c} Mbit/s of frames carry "
-      f"{float(c) * PAYLOAD:.1f} Mbit/s of 1448-byte segments; the truth is "
-      f"A(t) = (C - cross(t)) x 1448/1514, cross counted in frames at the router.")
+      f"{float(c) * PAYLOAD:.1f} Mbit/s of {MSS}-byte segments (MTU {MTU}); "
+      f"the truth is A(t) = (C - cross(t)) x {MSS}/{FRAME}, cross counted "
+      f"in frames at the router.")
+    params = os.environ.get("BENCH_IMTCP_PARAMS", "").strip()
+    p()
+    p(f"Module parameters: {params if params else 'defaults'}.")
     p()
     p("Errors are |figure - A| / C: imtcp's estimate (imtcp_estimate "
       "tracepoint), the same flow's tcpi_delivery_rate (every 100 ms), and "

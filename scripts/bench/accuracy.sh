@@ -30,6 +30,10 @@
 # Output in $IMTCP_OUT (or build/bench): accuracy-S*.csv (time, estimate,
 # truth), accuracy.md (the tables), and PNG plots when python3-matplotlib
 # is installed. BENCH_ONLY="S1 S3" runs only those scenarios.
+# BENCH_MTU (default 1500) sets the test bed's MTU (see lib.sh); the
+# TCP flows then send segments of BENCH_MTU - 52 bytes.
+# BENCH_IMTCP_PARAMS="hold_budget=10 ..." sets module parameters first.
+export TOPO_MTU=${BENCH_MTU:-1500}
 source "$(dirname "$0")/../../selftests/lib.sh"
 
 C=${BENCH_C_MBIT:-50}
@@ -42,13 +46,14 @@ esac
 ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S5}
 OUT=${IMTCP_OUT:-$TOP/build/bench}
 PY=$TOP/scripts/bench/accuracy.py
-SHAPE_BURST=3028
+SHAPE_BURST=$((2 * FRAME_BYTES))
 WORK=$(mktemp -d)
 trap 'trace_stop /dev/null 2>/dev/null; topo_down; rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
 rm -f "$OUT"/accuracy* "$OUT"/together.jsonl
 
 load_imtcp || exit 1
+set_imtcp_params "${BENCH_IMTCP_PARAMS:-}" || exit 1
 modprobe -q tcp_bbr || { echo "no tcp_bbr module"; exit 1; }
 topo_up ${C}mbit 20 && cross_up || { echo "cannot build the test bed"; exit 1; }
 udp_sink	# the cross-traffic generator sends to port 9
