@@ -99,7 +99,7 @@ record: module tools
 		n=$$(basename $$t .trace); \
 		python3 tests/unit/trace2replay.py $$t "VM (TCG) recording by make \
 record, $$(date +%F), module $$(git describe --always --dirty): bulk \
-sender, tbf burst 3028, 20 ms each way, \
+sender, tbf burst of two frames, 20 ms each way, \
 $$(cat $(BUILD)/vm/record/$$n.truth)" > $(BUILD)/replays/$$n.replay && \
 		echo "$(BUILD)/replays/$$n.replay"; \
 	done

@@ -478,10 +478,14 @@ static bool standing_queue(const struct imtcp_stream *st, u32 k,
  * It measures A directly, not by placing it in the probed range
  * [@bl, @bu], so a result outside the range is no edge: the next range
  * centres on it. Kept within half and twice the range, though: the
- * extrapolation is only as good as the streams' spread of rates.
+ * extrapolation is only as good as the streams' spread of rates, and a
+ * result held at those bounds is an edge (@edge) like the Lindley fit's.
+ * Streams of a slow start, which probe from its own pace up, can lie
+ * far above A (120-400 Mbit/s for A = 19 at MTU 9000 in the VM): the
+ * fit's A then sits at bl / 2, which says only that A is lower.
  */
 static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 bl,
-			     u64 bu)
+			     u64 bu, enum imtcp_edge *edge)
 {
 	struct fluid_sums f = { 0 };
 	u64 a;
@@ -495,7 +499,15 @@ static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 bl,
 	a = fluid_solve(&f);
 	if (!a)
 		return 0;
-	return clamp_t(u64, a, bl / 2, 2 * bu);
+	if (a <= bl / 2) {
+		*edge = IMTCP_EDGE_LOW;
+		return bl / 2;
+	}
+	if (a >= 2 * bu) {
+		*edge = IMTCP_EDGE_HIGH;
+		return 2 * bu;
+	}
+	return a;
 }
 
 /*
@@ -535,7 +547,7 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 	if (bu <= bl)
 		return 0;
 	if (standing_queue(st, k, cfg, base_us))
-		return fluid_measurement(st, k, bl, bu);
+		return fluid_measurement(st, k, bl, bu, edge);
 	c = fit_measurement(st, k, cfg->n, bl, bu);
 	if (c >= IMTCP_FIT_STEPS)
 		return 0;
@@ -655,16 +667,20 @@ static void smooth(struct imtcp_est *e, const struct imtcp_est_cfg *c)
 /*
  * The connection's first result is provisional. It is measured at the
  * start, on a window of a few segments and a range from a guess (the
- * rate hint), and in the VM a stream there may run out of window or
- * stall (one stalled 26 ms, then sent its last six segments at once):
- * in one benchmark run four first results in nine read a tenth of A or
- * less, and a median of three kept such a result as the estimate for
- * 2-4 s, until two more came. So a first result at the lower edge
- * (every stream rose: A is below a guessed range, or the streams were
- * disturbed; the two such results seen in traces were far below A) is
- * not taken at all, and the first estimate the connection reports is
- * replaced by the next result instead of averaged with it. Returns
- * whether @edge is the first result's lower edge.
+ * rate hint, or a slow start's pace), and in the VM a stream there may
+ * run out of window or stall (one stalled 26 ms, then sent its last six
+ * segments at once): in one benchmark run four first results in nine
+ * read a tenth of A or less, and a median of three kept such a result
+ * as the estimate for 2-4 s, until two more came. So a first result at
+ * the lower edge (every stream rose: A is below a guessed range, or the
+ * streams were disturbed; the two such results seen in traces were far
+ * below A) is not reported; only the range moves down, so that the next
+ * measurement also probes below it (a range left where it was, above A,
+ * gave the same edge again, and that one was reported: 60-80 Mbit/s for
+ * A = 9-19 at MTU 9000, standing for seconds under the hold budget).
+ * The first estimate the connection reports is replaced by the next
+ * result instead of averaged with it. Returns whether @edge is the
+ * first result's lower edge.
  */
 static bool first_at_low_edge(struct imtcp_est *e, enum imtcp_edge edge)
 {
@@ -686,27 +702,11 @@ static void settle(struct imtcp_est *e)
 }
 
 /*
- * Take one measurement's result; @raw == 0 means there was none.
- * Returns whether the result was taken (the estimate and the range
- * updated).
+ * The next range after a result at an edge of [bl, bu] (@w wide): past
+ * that edge, wider. Returns false for a result inside the range.
  */
-bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
-		      u64 raw, enum imtcp_edge edge)
+static bool move_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w)
 {
-	u64 w = e->bu - e->bl, half;
-
-	if (!raw || first_at_low_edge(e, edge))
-		return false;
-	settle(e);
-	e->raw = raw;
-	e->edge = edge;
-	e->count++;
-	e->hist[e->hist_pos] = raw;
-	e->hist_pos = (e->hist_pos + 1) % IMTCP_HIST;
-	if (e->nhist < IMTCP_HIST)
-		e->nhist++;
-	smooth(e, c);
-
 	switch (edge) {
 	case IMTCP_EDGE_HIGH:
 		set_range(e, e->bu - w / 2, e->bu + w + w / 2);
@@ -716,8 +716,37 @@ bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 			  e->bl + w / 2);
 		return true;
 	default:
-		break;
+		return false;
 	}
+}
+
+/*
+ * Take one measurement's result; @raw == 0 means there was none.
+ * Returns whether the result was taken (the estimate updated; the range
+ * moves also for a first result at the lower edge, which is not taken).
+ */
+bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
+		      u64 raw, enum imtcp_edge edge)
+{
+	u64 w = e->bu - e->bl, half;
+
+	if (!raw)
+		return false;
+	if (first_at_low_edge(e, edge)) {
+		move_past_edge(e, edge, w);
+		return false;
+	}
+	settle(e);
+	e->raw = raw;
+	e->edge = edge;
+	e->count++;
+	e->hist[e->hist_pos] = raw;
+	e->hist_pos = (e->hist_pos + 1) % IMTCP_HIST;
+	if (e->nhist < IMTCP_HIST)
+		e->nhist++;
+	smooth(e, c);
+	if (move_past_edge(e, edge, w))
+		return true;
 	half = 2 * hist_spread(e);
 	set_range(e, min_t(u64, raw / 2, raw > half ? raw - half : 0),
 		  max_t(u64, raw * IMTCP_RANGE_UP, raw + half));

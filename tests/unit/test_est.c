@@ -213,8 +213,8 @@ TEST(range_centres_on_the_result)
 }
 
 /*
- * A connection's first result at the lower edge is not taken; the first
- * estimate it reports is replaced by the next result, not averaged
+ * A connection's first result at the lower edge is not taken (only the
+ * range moves past that edge); the first estimate it reports is replaced by the next result, not averaged
  * with it (a median of three would keep a low first result for two
  * more measurements).
  */
@@ -225,8 +225,8 @@ TEST(the_first_result_is_provisional)
 	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_LOW));
 	EXPECT_EQ(0, e.smoothed);
 	EXPECT_EQ(0, e.count);
-	EXPECT_EQ(1 * MBIT, e.bl);		/* the range as it was */
-	EXPECT_EQ(50 * MBIT, e.bu);
+	EXPECT_EQ(IMTCP_RATE_MIN, e.bl);	/* not reported, but the */
+	EXPECT_EQ(25500000, e.bu);		/* range moves below it */
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 2 * MBIT, IMTCP_EDGE_NONE));
 	EXPECT_EQ(2 * MBIT, e.smoothed);
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 40 * MBIT, IMTCP_EDGE_NONE));
@@ -238,6 +238,40 @@ TEST(the_first_result_is_provisional)
 	EXPECT_EQ(30 * MBIT, e.smoothed);	/* median 20, gain 1/2 */
 	EXPECT_EQ(2, e.nhist);
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 5 * MBIT, IMTCP_EDGE_LOW));
+}
+
+/*
+ * Streams far above A on a standing queue (a slow start's first
+ * measurement probes from its own pace up: 120-400 Mbit/s for A = 19
+ * in the VM): the standing-queue fit's result is held at half the
+ * range's floor, and that is its lower edge, not an estimate of 60.
+ */
+TEST(a_fit_held_at_half_the_floor_is_the_lower_edge)
+{
+	struct imtcp_est e = { .bl = 120 * MBIT, .bu = 400 * MBIT };
+	struct imtcp_stream st[IMTCP_K_MAX];
+	struct sim s = path(19);
+	enum imtcp_edge edge;
+	double t = 1000;
+	u64 raw;
+	u32 i;
+
+	s.every_second = 1;
+	s.noise_us = 20;
+	s.q_us = 10000;		/* the flow's own standing queue */
+	for (i = 0; i < cfg.k; i++) {
+		imtcp_plan_stream(&e, &cfg, i, &st[i]);
+		t = sim_stream(&s, &st[i], cfg.n, 1448, t) + 2000;
+		imtcp_analyse_stream(&st[i], &cfg, 0);
+	}
+	/* the empty path's delay: every stream met a standing queue */
+	raw = imtcp_combine(st, cfg.k, &cfg, (s32)s.base_us, &edge);
+	EXPECT_EQ(60 * MBIT, raw);
+	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
+	EXPECT_FALSE(imtcp_est_update(&e, &cfg, raw, edge));
+	EXPECT_EQ(0, e.smoothed);
+	EXPECT_LT(e.bl, 19 * MBIT);		/* the next range holds A */
+	EXPECT_EQ(260 * MBIT, e.bu);
 }
 
 /* Only the first result's lower edge is dropped, and only once. */

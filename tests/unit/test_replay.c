@@ -96,6 +96,17 @@ static s32 lowest_delay(const struct imtcp_stream *st, s32 low)
 }
 
 /*
+ * A first result at the lower edge, which the module does not report
+ * (imtcp_est.c), so the recording has none for it (@nres: results so
+ * far).
+ */
+static bool unreported_first(u64 raw, enum imtcp_edge edge, u64 recorded,
+			     u32 nres)
+{
+	return !nres && raw && edge == IMTCP_EDGE_LOW && !recorded;
+}
+
+/*
  * Replay one file. Stream outcomes must be the module's (the analysis is
  * the same code). The results must be the module's only for a recording
  * of the current combine (@same_results): older recordings keep their
@@ -135,7 +146,8 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 		}
 		raw = imtcp_combine(r.st, r.k, &cfg, r.base ? r.base : low,
 				    &edge);
-		same_raw += raw == r.raw && (!raw || edge == r.edge);
+		same_raw += (raw == r.raw && (!raw || edge == r.edge)) ||
+			    unreported_first(raw, edge, r.raw, nres);
 		if (raw && nres < 4096)
 			err[nres++] = raw > a ? raw - a : a - raw;
 		total++;
@@ -195,29 +207,43 @@ TEST(vm_cbr_a40_tsc_outcomes_and_accuracy)
 }
 
 /*
- * Recorded by the current module (`make record`, HPET clock, default hold
- * budget, the connection's min RTT traced): its results must be ours.
- * Median error 6.6 Mbit/s for A = 27.4, but 12.5 for A = 39.7 (the
- * module before read 16.0 on a recording like it): still low there.
+ * Recorded by the module of 503d614 (`make record`, HPET clock, default
+ * hold budget, the connection's min RTT traced), whose results were the
+ * same as ours until a standing-queue fit held at the bounds of its range
+ * became an edge: median error 6.6 Mbit/s for A = 27.4, but 12.5 for
+ * A = 39.7 (the module before read 16.0 on a recording like it): low
+ * there, as every estimator read at MTU 1500 under TCG.
  */
-TEST(vm_cbr_a27_same_results_as_module)
+TEST(vm_cbr_a27_fluid_outcomes_and_accuracy)
 {
-	replay_file(_metadata, "cbr-a27-fluid.replay", 27.36, true, 0.3);
+	replay_file(_metadata, "cbr-a27-fluid.replay", 27.36, false, 0.3);
 }
 
-TEST(vm_cbr_a40_same_results_as_module)
+TEST(vm_cbr_a40_fluid_outcomes_and_accuracy)
 {
-	replay_file(_metadata, "cbr-a40-fluid.replay", 39.70, true, 0.4);
+	replay_file(_metadata, "cbr-a40-fluid.replay", 39.70, false, 0.4);
 }
 
 /*
- * Recorded by the current module at a 20 Mbit/s bottleneck, which the
+ * Recorded by the module of 503d614 at a 20 Mbit/s bottleneck, which the
  * emulated machine can fill (at 50 it cannot: Documentation/imtcp.rst),
  * with 5 Mbit/s of CBR cross traffic, 50 s.
  */
-TEST(vm_c20_a15_same_results_as_module)
+TEST(vm_c20_a15_outcomes_and_accuracy)
 {
-	replay_file(_metadata, "cbr-c20-a15.replay", 14.85, true, 0.3);
+	replay_file(_metadata, "cbr-c20-a15.replay", 14.85, false, 0.3);
+}
+
+/*
+ * Recorded by the current module (`make record` with RECORD_MTU=9000
+ * RECORD_IMTCP_PARAMS=hold_budget=100 RECORD_CBRS=30 RECORD_SECS=40):
+ * 50 Mbit/s, A = 19.08 Mbit/s of frames, 18.94 of payload; its first
+ * measurement, from a slow start's pace (155-372 Mbit/s), is the
+ * standing-queue fit's lower edge. Its results must be ours.
+ */
+TEST(vm_9k_a19_same_results_as_module)
+{
+	replay_file(_metadata, "cbr-9k-a19.replay", 18.94, true, 0.3);
 }
 
 TEST_HARNESS_MAIN
