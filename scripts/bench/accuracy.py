@@ -301,7 +301,9 @@ def table(outdir, c):
       f"in frames at the router.")
     params = os.environ.get("BENCH_IMTCP_PARAMS", "").strip()
     p()
-    p(f"Module parameters: {params if params else 'defaults'}.")
+    burst = os.environ.get("BENCH_BURST", "") or str(2 * FRAME)
+    p(f"Module parameters: {params if params else 'defaults'}; tbf bucket "
+      f"{burst} bytes.")
     p()
     p("Errors are |figure - A| / C: imtcp's estimate (imtcp_estimate "
       "tracepoint), the same flow's tcpi_delivery_rate (every 100 ms), and "

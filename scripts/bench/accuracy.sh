@@ -37,7 +37,8 @@
 # (BBR's too) reads low against that truth; with jumbo frames the
 # bottleneck is the tight link again (Documentation/imtcp.rst). On KVM
 # or hardware, BENCH_MTU=1500 is the case to measure.
-# BENCH_IMTCP_PARAMS="hold_budget=10 ..." sets module parameters first.
+# BENCH_IMTCP_PARAMS="hold_budget=10 ..." sets module parameters first;
+# BENCH_BURST the tbf bucket in bytes (default two frames).
 export TOPO_MTU=${BENCH_MTU:-9000}
 source "$(dirname "$0")/../../selftests/lib.sh"
 
@@ -51,7 +52,14 @@ esac
 ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S5}
 OUT=${IMTCP_OUT:-$TOP/build/bench}
 PY=$TOP/scripts/bench/accuracy.py
-SHAPE_BURST=$((2 * FRAME_BYTES))
+# tbf's bucket: two frames (BENCH_BURST bytes to change it), so that a
+# stream cannot pass at line rate on saved-up tokens
+SHAPE_BURST=${BENCH_BURST:-$((2 * FRAME_BYTES))}
+case $SHAPE_BURST in
+''|*[!0-9]*) echo "BENCH_BURST: a number of bytes" >&2; exit 2 ;;
+esac
+[ "$SHAPE_BURST" -ge "$FRAME_BYTES" ] ||
+	{ echo "BENCH_BURST: at least one frame ($FRAME_BYTES bytes)" >&2; exit 2; }
 WORK=$(mktemp -d)
 trap 'trace_stop /dev/null 2>/dev/null; topo_down; rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
