@@ -16,7 +16,7 @@
 # the connection as ss -ti shows it, each estimate against the A the
 # router counted in the second before it, and the module's statistics.
 source "$(dirname "$0")/../selftests/lib.sh"
-SHAPE_BURST=3028
+SHAPE_BURST=$TWO_FRAMES
 C_MBIT=20
 CROSS="4 8 4"
 SECS=18

@@ -301,7 +301,7 @@ def table(outdir, c):
       f"in frames at the router.")
     params = os.environ.get("BENCH_IMTCP_PARAMS", "").strip()
     p()
-    burst = os.environ.get("BENCH_BURST", "") or str(2 * FRAME)
+    burst = os.environ.get("SHAPE_BURST", "?")	# accuracy.sh sets it
     p(f"Module parameters: {params if params else 'defaults'}; tbf bucket "
       f"{burst} bytes.")
     p()

@@ -6,9 +6,9 @@
 # sender that shares only the bottleneck (C = BENCH_C_MBIT, default 50,
 # 20 ms each way, tbf bucket of two frames, MTU BENCH_MTU). Ground truth:
 # the cross traffic arriving at the router, counted every 100 ms (r2
-# rx_bytes), so A(t) = C - cross(t) and no rate is assumed. Cross traffic comes from
-# selftests/poisson.c: constant gaps (CBR) or Poisson, 1448 B datagrams,
-# a whole profile of rates from one process.
+# rx_bytes), so A(t) = C - cross(t) and no rate is assumed. Cross
+# traffic comes from selftests/poisson.c: constant gaps (CBR) or
+# Poisson, 1448 B datagrams, a whole profile of rates from one process.
 #
 # Scenarios S1-S4 run three times over the same cross-traffic profile, one
 # transfer at a time: imtcp (its estimates, from the imtcp_estimate
@@ -31,12 +31,13 @@
 # truth), accuracy.md (the tables), and PNG plots when python3-matplotlib
 # is installed. BENCH_ONLY="S1 S3" runs only those scenarios.
 # BENCH_MTU (default 9000) sets the test bed's MTU (see lib.sh); the
-# TCP flows then send segments of BENCH_MTU - 52 bytes. Under TCG the
-# emulated machine cannot forward 50 Mbit/s of 1500-byte frames, so at
-# MTU 1500 the path carries less than A = C - cross and every estimator
-# (BBR's too) reads low against that truth; with jumbo frames the
-# bottleneck is the tight link again (Documentation/imtcp.rst). On KVM
-# or hardware, BENCH_MTU=1500 is the case to measure.
+# TCP flows then send segments of BENCH_MTU - 52 bytes. Under TCG, at
+# MTU 1500 the path carries less than A = C - cross (the emulated
+# machine forwards slowly, and two 1514-byte frames of tbf bucket are
+# shorter than a late emulated timer), and every estimator (BBR's too)
+# reads low against that truth; with jumbo frames the bottleneck is the
+# tight link again (Documentation/imtcp.rst). On KVM or hardware,
+# BENCH_MTU=1500 is the case to measure.
 # BENCH_IMTCP_PARAMS="hold_budget=10 ..." sets module parameters first;
 # BENCH_BURST the tbf bucket in bytes (default two frames).
 export TOPO_MTU=${BENCH_MTU:-9000}
@@ -52,9 +53,9 @@ esac
 ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S5}
 OUT=${IMTCP_OUT:-$TOP/build/bench}
 PY=$TOP/scripts/bench/accuracy.py
-# tbf's bucket: two frames (BENCH_BURST bytes to change it), so that a
-# stream cannot pass at line rate on saved-up tokens
-SHAPE_BURST=${BENCH_BURST:-$((2 * FRAME_BYTES))}
+# tbf's bucket: two frames (lib.sh), BENCH_BURST bytes to change it;
+# exported for the table (accuracy.py)
+export SHAPE_BURST=${BENCH_BURST:-$TWO_FRAMES}
 case $SHAPE_BURST in
 ''|*[!0-9]*) echo "BENCH_BURST: a number of bytes" >&2; exit 2 ;;
 esac

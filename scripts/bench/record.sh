@@ -14,7 +14,7 @@
 export TOPO_MTU=${RECORD_MTU:-1500}
 source "$(dirname "$0")/../../selftests/lib.sh"
 
-SHAPE_BURST=$((2 * FRAME_BYTES))
+SHAPE_BURST=$TWO_FRAMES
 C=${RECORD_C_MBIT:-50}
 load_imtcp || exit 1
 set_imtcp_params "${RECORD_IMTCP_PARAMS:-}" || exit 1

@@ -38,7 +38,7 @@ esac
 [ "$CROSS" -lt "$C" ] || { echo "BENCH_CROSS_MBIT: below BENCH_C_MBIT" >&2; exit 2; }
 MODES=Y
 [ "${BENCH_CONTROL:-0}" = 1 ] && MODES="Y N"
-SHAPE_BURST=3028
+SHAPE_BURST=$TWO_FRAMES
 WORK=$(mktemp -d)
 trap 'echo Y > /sys/module/imtcp/parameters/measure 2>/dev/null
 trace_stop /dev/null 2>/dev/null; topo_down; rm -rf "$WORK"' EXIT

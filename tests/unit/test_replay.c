@@ -207,10 +207,10 @@ TEST(vm_cbr_a40_tsc_outcomes_and_accuracy)
 }
 
 /*
- * Recorded by the module of 503d614 (`make record`, HPET clock, default
- * hold budget, the connection's min RTT traced), whose results were the
- * same as ours until a standing-queue fit held at the bounds of its range
- * became an edge: median error 6.6 Mbit/s for A = 27.4, but 12.5 for
+ * Recorded by module 6f40193 (`make record`, HPET clock, default hold
+ * budget, the connection's min RTT traced), whose results were the same
+ * as ours until a standing-queue fit held at the bounds of its range
+ * became an edge (bbd5f09): median error 6.6 Mbit/s for A = 27.4, but 12.5 for
  * A = 39.7 (the module before read 16.0 on a recording like it): low
  * there, as every estimator read at MTU 1500 under TCG.
  */
@@ -225,7 +225,8 @@ TEST(vm_cbr_a40_fluid_outcomes_and_accuracy)
 }
 
 /*
- * Recorded by the module of 503d614 at a 20 Mbit/s bottleneck, which the
+ * Recorded by module f8027ec (results the same as ours until bbd5f09)
+ * at a 20 Mbit/s bottleneck, which the
  * emulated machine can fill (at 50 it cannot: Documentation/imtcp.rst),
  * with 5 Mbit/s of CBR cross traffic, 50 s.
  */
