@@ -79,7 +79,7 @@ echo "== loaded: $(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
 topo_up ${C_MBIT}mbit 20 && cross_up || { echo "cannot build the test bed"; exit 1; }
 echo "== bottleneck (router egress to the receiver):"
 tc -n "$NS_RTR" qdisc show dev r1 | sed 's/^/   /'
-udp_sink	# the cross-traffic generator sends to port 9
+udp_sink || exit 1	# the cross-traffic generator sends to port 9
 sleep 1
 echo "== ${SECS} s of bulk imtcp; UDP cross traffic ${CROSS// /, } Mbit/s; time in s"
 mkfifo "$OUT/events"

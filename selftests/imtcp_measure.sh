@@ -222,7 +222,7 @@ rate_at() {
 
 test_cross_profile() {
 	local t0 r1 r0 r2 gen
-	udp_sink
+	udp_sink || fail "no UDP sink on the receiver"
 	t0=$EPOCHREALTIME
 	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -C -r "8:5 0:5 16:5" \
 		> "$WORK/gen" &

@@ -235,12 +235,23 @@ TWO_FRAMES=$((2 * FRAME_BYTES))
 # It spares the receiver an ICMP port unreachable (and its per-peer
 # rate-limit lookup) for every packet; a full receive queue drops them
 # cheaply. Both CPUs of a guest soft lockup sat in that ICMP path
-# (Documentation/imtcp.rst, limitations).
+# (Documentation/imtcp.rst, limitations). Returns once the port is
+# bound (python takes a second or more to start under TCG, and a
+# generator started meanwhile met the ICMP path again); fails after 20 s.
 udp_sink() {
+	local i
 	in_rcv python3 -c 'import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("", 9))
 time.sleep(1e6)' >/dev/null 2>&1 &
+	for i in $(seq 100); do
+		# /proc/net/udp is the reader's namespace's; port 9 is 0009
+		in_rcv grep -qE '^ *[0-9]+: [0-9A-F]{8}:0009 ' /proc/net/udp &&
+			return 0
+		sleep 0.2
+	done
+	echo "udp_sink: UDP port 9 of the receiver not bound after 20 s" >&2
+	return 1
 }
 
 # cross_rate_mbps SECS: cross traffic arriving at the router (bytes

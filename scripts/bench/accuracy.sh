@@ -70,7 +70,7 @@ load_imtcp || exit 1
 set_imtcp_params "${BENCH_IMTCP_PARAMS:-}" || exit 1
 modprobe -q tcp_bbr || { echo "no tcp_bbr module"; exit 1; }
 topo_up ${C}mbit 20 && cross_up || { echo "cannot build the test bed"; exit 1; }
-udp_sink	# the cross-traffic generator sends to port 9
+udp_sink || exit 1	# the cross-traffic generator sends to port 9
 port=6100
 
 # sample_cross FILE: monotonic time and r2 rx_bytes every 100 ms, until
