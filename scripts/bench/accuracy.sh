@@ -3,12 +3,13 @@
 #
 # Accuracy benchmark of imtcp's estimate (not a test), run inside the VM
 # by `make bench-accuracy`. Test bed: selftests/lib.sh plus a cross-traffic
-# sender that shares only the bottleneck (C = BENCH_C_MBIT, default 50,
+# sender that shares only the bottleneck (C = BENCH_C_MBIT, default 100,
 # 20 ms each way, tbf bucket of two frames, MTU BENCH_MTU). Ground truth:
 # the cross traffic arriving at the router, counted every 100 ms (r2
 # rx_bytes), so A(t) = C - cross(t) and no rate is assumed. Cross
 # traffic comes from selftests/poisson.c: constant gaps (CBR) or
-# Poisson, 1448 B datagrams, a whole profile of rates from one process.
+# Poisson, datagrams of the flow's segment size (BENCH_CROSS_BYTES),
+# a whole profile of rates from one process.
 #
 # Scenarios S1-S4 run three times over the same cross-traffic profile, one
 # transfer at a time: imtcp (its estimates, from the imtcp_estimate
@@ -17,8 +18,9 @@
 #   S1  A = 60, 40, 60, 20, 60 % of C, BENCH_STEP_SECS (10) each, CBR
 #   S2  CBR cross traffic at 0, 20, 40, 60, 80 % of C, BENCH_SECS (20)
 #   S3  Poisson cross traffic (selftests/poisson.c) at 30 and 60 % of C
-#   S4  application-limited senders writing 5 Mbit/s in 40 ms chunks,
-#       CBR cross traffic leaving A = 40 Mbit/s
+#   S4  application-limited senders writing 5 Mbit/s in chunks, one
+#       every BENCH_S4_FRAME_MS (40, a 25 frames/s video sender), CBR
+#       cross traffic leaving A = 40 Mbit/s
 #   S5  no cross traffic: 4 imtcp flows together (Jain's index), one
 #       imtcp and one reno flow together (share), started in both
 #       orders, and as the baseline of both 4 reno flows and 2 reno
@@ -43,14 +45,23 @@
 export TOPO_MTU=${BENCH_MTU:-9000}
 source "$(dirname "$0")/../../selftests/lib.sh"
 
-C=${BENCH_C_MBIT:-50}
+C=${BENCH_C_MBIT:-100}
 SECS=${BENCH_SECS:-20}
 STEP=${BENCH_STEP_SECS:-10}
 S5_REPS=${BENCH_S5_REPS:-3}
+case $C in
+''|*[!0-9]*|0) echo "BENCH_C_MBIT: the bottleneck in Mbit/s, a positive integer" >&2; exit 2 ;;
+esac
 case $S5_REPS in
 ''|*[!0-9]*|0) echo "BENCH_S5_REPS: a number of runs, at least 1" >&2; exit 2 ;;
 esac
 ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S5}
+export S4_FRAME=${BENCH_S4_FRAME_MS:-40}	# and for the table
+case $S4_FRAME in
+''|*[!0-9]*|0) echo "BENCH_S4_FRAME_MS: milliseconds between writes, 1-10000" >&2; exit 2 ;;
+esac
+[ "$S4_FRAME" -le 10000 ] ||
+	{ echo "BENCH_S4_FRAME_MS: milliseconds between writes, 1-10000" >&2; exit 2; }
 OUT=${IMTCP_OUT:-$TOP/build/bench}
 PY=$TOP/scripts/bench/accuracy.py
 # tbf's bucket: two frames (lib.sh), BENCH_BURST bytes to change it;
@@ -61,6 +72,14 @@ case $SHAPE_BURST in
 esac
 [ "$SHAPE_BURST" -ge "$FRAME_BYTES" ] ||
 	{ echo "BENCH_BURST: at least one frame ($FRAME_BYTES bytes)" >&2; exit 2; }
+# cross-traffic datagrams: the flow's segment size unless BENCH_CROSS_BYTES
+# says otherwise (1448 at MTU 1500); exported for the table
+export CROSS_BYTES=${BENCH_CROSS_BYTES:-$MSS_BYTES}
+case $CROSS_BYTES in
+''|*[!0-9]*) echo "BENCH_CROSS_BYTES: a number of bytes" >&2; exit 2 ;;
+esac
+[ "$CROSS_BYTES" -ge 64 ] && [ "$CROSS_BYTES" -le $((TOPO_MTU - 28)) ] ||
+	{ echo "BENCH_CROSS_BYTES: 64 to $((TOPO_MTU - 28)) (one datagram per frame)" >&2; exit 2; }
 WORK=$(mktemp -d)
 trap 'trace_stop /dev/null 2>/dev/null; topo_down; rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
@@ -96,7 +115,8 @@ while True:
 cross_profile() {
 	local opt=
 	[ "$1" = cbr ] && opt=-C
-	in_x "$POISSON" -c $RCV_ADDR -r "$2" $opt -s $RANDOM >/dev/null
+	in_x "$POISSON" -c $RCV_ADDR -r "$2" $opt -l "$CROSS_BYTES" \
+		-s $RANDOM >/dev/null
 }
 
 # run_one NAME CC KIND PROFILE [XFER OPTIONS]: one transfer over CC for the
@@ -169,7 +189,7 @@ if want S3; then
 		scenario "S3-$pct" poisson "$(p $pct):$SECS"
 	done
 fi
-want S4 && scenario S4 cbr "$((C > 40 ? C - 40 : 0)):$SECS" -r 5
+want S4 && scenario S4 cbr "$((C > 40 ? C - 40 : 0)):$SECS" -r 5 -F "$S4_FRAME"
 if want S5; then
 	for r in $(seq "$S5_REPS"); do
 		together S5-4imtcp-r$r imtcp imtcp imtcp imtcp
