@@ -5,8 +5,8 @@
  *   xfer recv [-p PORT] [-o FILE|-]
  *       Accept one connection, write what arrives to FILE ('-' = stdout,
  *       default: discard), exit when the peer closes.
- *   xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT] [-S EPOCH]
- *             [-T FILE] (-i FILE | -n BYTES | -t SECONDS)
+ *   xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]
+ *             [-S EPOCH] [-T FILE] (-i FILE | -n BYTES | -t SECONDS)
  *       Connect (retrying for 10 s while nothing listens), send FILE, BYTES
  *       bytes or for SECONDS seconds, wait until the receiver has read all
  *       of it and closed, then print one line of key=value results:
@@ -16,8 +16,10 @@
  *       cc_est_bps (its TCP_CC_INFO estimate). -H keeps the socket open
  *       SECS seconds after printing (for a reader to compare). -r makes
  *       the sender application-limited: it writes MBIT Mbit/s in one
- *       chunk every 40 ms, as a 25 frames/s video sender does. -T writes,
- *       every 100 ms while sending, one line "MONOTONIC_SECONDS
+ *       chunk every 40 ms, as a 25 frames/s video sender does, or every
+ *       -F MS milliseconds (1-10000: a sender of whole groups of
+ *       pictures or media segments writes larger chunks less often).
+ *       -T writes, every 100 ms while sending, one line "MONOTONIC_SECONDS
  *       DELIVERY_RATE_BPS CC_BW_BPS" to FILE: tcpi_delivery_rate, and
  *       the congestion control's own bandwidth figure from TCP_CC_INFO
  *       (imtcp's estimate, BBR's bw; 0 for others), both in bit/s.
@@ -64,19 +66,20 @@ struct opts {
 	double secs;
 	double hold;
 	double rate_mbit;
+	double frame_secs;	/* -r: one chunk per frame_secs */
 	double start_at;
 	const char *trace;
 };
 
-#define FRAME_SECS 0.04
+#define FRAME_SECS 0.04	/* -F's default: 25 frames/s */
 #define SAMPLE_USECS 100000
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: xfer recv [-p PORT] [-o FILE|-]\n"
-		"       xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT] [-S EPOCH]\n"
-		"                 [-T FILE] (-i FILE | -n BYTES | -t SECONDS)\n");
+		"       xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]\n"
+		"                 [-S EPOCH] [-T FILE] (-i FILE | -n BYTES | -t SECONDS)\n");
 	exit(2);
 }
 
@@ -194,14 +197,14 @@ static int connect_retry(const struct opts *o)
 
 /*
  * Application-limited sending: the bytes of the frame that is due, at
- * rate_mbit, one frame per FRAME_SECS; waits for the frame's time. A
+ * rate_mbit, one frame per frame_secs; waits for the frame's time. A
  * sender that fell behind catches up at once, as a video encoder's
  * queue would.
  */
 static ssize_t next_frame(unsigned long long sent, const struct opts *o,
 			  double t_end)
 {
-	double frame_bytes = o->rate_mbit * 1e6 / 8 * FRAME_SECS;
+	double frame_bytes = o->rate_mbit * 1e6 / 8 * o->frame_secs;
 	static double t0;
 	double t = now(), due;
 	long j;
@@ -211,11 +214,11 @@ static ssize_t next_frame(unsigned long long sent, const struct opts *o,
 	for (;;) {
 		if (t >= t_end)
 			return 0;
-		j = (long)((t - t0) / FRAME_SECS);
+		j = (long)((t - t0) / o->frame_secs);
 		due = (j + 1) * frame_bytes;
 		if (due - sent >= 1)
 			break;
-		sleep_until(t0 + (j + 1) * FRAME_SECS);
+		sleep_until(t0 + (j + 1) * o->frame_secs);
 		t = now();
 	}
 	due -= sent;
@@ -414,12 +417,12 @@ static int do_send(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .port = "5201" };
+	struct opts o = { .port = "5201", .frame_secs = FRAME_SECS };
 	int c;
 
 	if (argc < 2)
 		usage();
-	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:T:S:")) != -1) {
+	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:")) != -1) {
 		switch (c) {
 		case 'c': o.addr = optarg; break;
 		case 'p': o.port = optarg; break;
@@ -430,6 +433,7 @@ int main(int argc, char **argv)
 		case 't': o.secs = atof(optarg); break;
 		case 'H': o.hold = atof(optarg); break;
 		case 'r': o.rate_mbit = atof(optarg); break;
+		case 'F': o.frame_secs = atof(optarg) / 1000; break;
 		case 'T': o.trace = optarg; break;
 		case 'S': o.start_at = atof(optarg); break;
 		default: usage();
@@ -439,7 +443,7 @@ int main(int argc, char **argv)
 		return do_recv(&o);
 	if (strcmp(argv[1], "send") || !o.addr ||
 	    (!o.in && !o.bytes && o.secs <= 0) || o.rate_mbit < 0 ||
-	    o.start_at < 0 ||
+	    o.start_at < 0 || !(o.frame_secs >= 0.001 && o.frame_secs <= 10) ||
 	    (o.rate_mbit > 0 && (o.in || o.bytes)))
 		usage();
 	return do_send(&o);

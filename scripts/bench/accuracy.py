@@ -301,9 +301,13 @@ def table(outdir, c):
       f"in frames at the router.")
     params = os.environ.get("BENCH_IMTCP_PARAMS", "").strip()
     p()
-    burst = os.environ.get("SHAPE_BURST", "?")	# accuracy.sh sets it
+    # accuracy.sh exports these
+    burst = os.environ.get("SHAPE_BURST", "?")
+    cross = os.environ.get("CROSS_BYTES", "?")
+    frame = os.environ.get("S4_FRAME", "?")
     p(f"Module parameters: {params if params else 'defaults'}; tbf bucket "
-      f"{burst} bytes.")
+      f"{burst} bytes; cross-traffic datagrams of {cross} bytes; S4 writes "
+      f"every {frame} ms.")
     p()
     p("Errors are |figure - A| / C: imtcp's estimate (imtcp_estimate "
       "tracepoint), the same flow's tcpi_delivery_rate (every 100 ms), and "
