@@ -83,7 +83,7 @@ def pct(v, q):
 def step_tracking(est, bins, c, connect, srtt_s):
     """RTTs from each step of A until an estimate is within 10 % of the
     new level. A step: the medians of the 100 ms bins in the second before
-    and after a bin differ by more than 20 % of C (the profile's steps are
+    and after a bin differ by more than 10 % of C (the profile's steps are
     20-40 %; single bins jitter with the cross sender's bursts); one step
     per 2 s, none in the last 2 s of BINS (the transfer's time: the cross
     traffic may end a moment before the transfer does)."""
@@ -98,7 +98,7 @@ def step_tracking(est, bins, c, connect, srtt_s):
         if len(before) < 10 or len(after) < 10:
             continue
         a0, a1 = statistics.median(before), statistics.median(after)
-        if abs(a1 - a0) < 0.2 * c:
+        if abs(a1 - a0) < 0.1 * c:
             continue
         last = t1
         hit = next((e[0] for e in est if e[0] >= t1 and
