@@ -42,6 +42,7 @@ static unsigned int streams = 4;
 static unsigned int noise_us = 500;
 static unsigned int gain_shift = 1;
 static unsigned int hold_budget = 2;
+static unsigned int free_starts = 2;
 static bool measure = true;
 
 static int set_stream_len(const char *val, const struct kernel_param *kp)
@@ -69,6 +70,11 @@ static int set_budget(const char *val, const struct kernel_param *kp)
 	return param_set_uint_minmax(val, kp, 1, IMTCP_BUDGET_MAX);
 }
 
+static int set_free_starts(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, IMTCP_FREE_MAX);
+}
+
 static const struct kernel_param_ops stream_len_ops = {
 	.set = set_stream_len, .get = param_get_uint,
 };
@@ -89,6 +95,10 @@ static const struct kernel_param_ops budget_ops = {
 	.set = set_budget, .get = param_get_uint,
 };
 
+static const struct kernel_param_ops free_starts_ops = {
+	.set = set_free_starts, .get = param_get_uint,
+};
+
 module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
 MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10)");
 module_param_cb(streams, &streams_ops, &streams, 0644);
@@ -99,6 +109,8 @@ module_param_cb(gain_shift, &gain_ops, &gain_shift, 0644);
 MODULE_PARM_DESC(gain_shift, "estimate smoothing: EWMA gain 2^-gain_shift (0-4, default 1)");
 module_param_cb(hold_budget, &budget_ops, &hold_budget, 0644);
 MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segments may cost it (1-100, default 2; 100 = measure without pause)");
+module_param_cb(free_starts, &free_starts_ops, &free_starts, 0644);
+MODULE_PARM_DESC(free_starts, "measurements at a connection's start, until its first estimate, that the hold budget does not charge (0-8, default 2)");
 module_param(measure, bool, 0644);
 MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
 
@@ -436,6 +448,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	imtcp_cu_result(&m->cu, raw != 0);
 	if (!taken)
 		return;
+	imtcp_cu_estimated(&m->cu);
 	publish_estimate(m);
 	imtcp_stat_estimate();
 	imtcp_nl_estimate_event(m);
@@ -610,6 +623,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk)
 	m->cfg.gain_shift = READ_ONCE(gain_shift);
 	imtcp_cu_init(&m->cu, m->cfg.n);
 	imtcp_cu_set_budget(&m->cu, READ_ONCE(hold_budget));
+	imtcp_cu_set_free_starts(&m->cu, READ_ONCE(free_starts));
 	sock_diag_save_cookie(sk, cookie);
 	m->cookie = (u64)cookie[1] << 32 | cookie[0];
 	set_identity(sk, m);

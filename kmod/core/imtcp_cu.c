@@ -34,7 +34,13 @@
  * before it, which charged in full left almost no measurements. A
  * measurement (its first stream) starts only while the budget is not
  * in debt; its other streams follow without asking, and the debt they
- * leave is paid off before the next. The first queue_us of each hold
+ * leave is paid off before the next. A connection's first free_starts
+ * measurements (those whose first stream left), until its first
+ * estimate, are not charged: the first estimate is what a new
+ * connection most needs, and a slow start's measurement, which probes
+ * from the slow start's own pace upward, often only finds A below its
+ * range (traced at MTU 9000: the next measurement then waited 2-3 s for
+ * the budget). The first queue_us of each hold
  * and of its stream's lateness are free (the standing queue: srtt -
  * min_rtt, less the RTT's variation, which is noise and not queue):
  * while a standing queue drains, the bottleneck stays busy, and holding
@@ -76,6 +82,8 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->budget = IMTCP_BUDGET_MAX;
 	cu->clocked = 0;
 	cu->limited = 1;
+	cu->free_starts = 0;
+	cu->free = 0;
 	cu->last_us = 0;
 	cu->free_us = 0;
 	cu->send_us = 0;
@@ -90,6 +98,23 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent)
 {
 	cu->budget = clamp_t(u32, percent, 1, IMTCP_BUDGET_MAX);
+}
+
+/* Measurements (0-IMTCP_FREE_MAX) the budget does not charge. */
+void imtcp_cu_set_free_starts(struct imtcp_cu *cu, u32 n)
+{
+	cu->free_starts = min_t(u32, n, IMTCP_FREE_MAX);
+}
+
+/*
+ * The connection has an estimate: from now on measurements pay, the one
+ * whose hold just began too (its stream has not left).
+ */
+void imtcp_cu_estimated(struct imtcp_cu *cu)
+{
+	cu->free_starts = 0;
+	if (!cu->stream)
+		cu->free = 0;
 }
 
 /*
@@ -170,6 +195,8 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	}
 	if (cu->state == IMTCP_STORE)
 		charge = hold_charge(cu, v, dt);
+	if (cu->free)
+		charge = 0;
 	cu->limited = window_limited(v);
 	cu->cost_us += charge;
 	if (cu->budget >= IMTCP_BUDGET_MAX)
@@ -182,7 +209,8 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 /* A new measurement may start; a started one goes on regardless. */
 static bool may_start(const struct imtcp_cu *cu)
 {
-	return cu->stream || cu->budget >= IMTCP_BUDGET_MAX || cu->credit >= 0;
+	return cu->stream || cu->budget >= IMTCP_BUDGET_MAX ||
+	       cu->free_starts || cu->credit >= 0;
 }
 
 /*
@@ -226,10 +254,15 @@ static u32 goto_state(struct imtcp_cu *cu, u32 state)
 	return IMTCP_CU_CHANGED;
 }
 
-/* Begin a hold; the standing queue pays for its first part. */
+/*
+ * Begin a hold; the standing queue pays for its first part. A new
+ * measurement's is free while free starts are left.
+ */
 static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	cu->free_us = v->queue_us;
+	if (!cu->stream)
+		cu->free = cu->free_starts > 0;
 	return goto_state(cu, IMTCP_STORE);
 }
 
@@ -250,6 +283,8 @@ static u32 step_send(struct imtcp_cu *cu, u32 n, u32 k,
 		     const struct imtcp_cu_view *v)
 {
 	if (v->sent >= n) {
+		if (!cu->stream && cu->free && cu->free_starts)
+			cu->free_starts--;	/* this one is under way */
 		cu->stream++;
 		return IMTCP_CU_STREAM_DONE |
 		       goto_state(cu, cu->stream >= k ? IMTCP_PASS : IMTCP_EMPTY);
@@ -268,6 +303,7 @@ static u32 step_pass(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
 	if (!v->acked)
 		return 0;
 	cu->stream = 0;
+	cu->free = 0;
 	if (may_hold(cu, n, v) && may_start(cu))
 		return IMTCP_CU_MEASURED | hold(cu, v);
 	return IMTCP_CU_MEASURED | goto_state(cu, IMTCP_EMPTY);
@@ -284,6 +320,7 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 	account(cu, v);
 	if (!v->can_measure) {
 		cu->stream = 0;
+		cu->free = 0;
 		return goto_state(cu, IMTCP_OFF);
 	}
 	switch (cu->state) {

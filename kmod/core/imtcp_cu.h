@@ -32,6 +32,9 @@ enum imtcp_state {
 /* hold_budget: 100 % lets the connection measure without pause. */
 #define IMTCP_BUDGET_MAX	100
 
+/* free_starts: at most this many unpaid measurements per connection. */
+#define IMTCP_FREE_MAX	8
+
 struct imtcp_cu {
 	u8 state;	/* enum imtcp_state */
 	u8 m;		/* held segments that start a stream */
@@ -39,6 +42,8 @@ struct imtcp_cu {
 	u8 stream;	/* index of the stream being formed or sent */
 	u8 clocked;	/* last_us is set */
 	u8 limited;	/* the window kept data back at the last step */
+	u8 free_starts;	/* measurements the budget will not charge */
+	u8 free;	/* the current measurement is not charged */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 budget;	/* percent of time that holds may cost */
 	u32 last_us;	/* when the budget was last brought up to date */
@@ -76,6 +81,8 @@ struct imtcp_cu_view {
 
 void imtcp_cu_init(struct imtcp_cu *cu, u32 n);
 void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent);
+void imtcp_cu_set_free_starts(struct imtcp_cu *cu, u32 n);
+void imtcp_cu_estimated(struct imtcp_cu *cu);
 u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 		  const struct imtcp_cu_view *v);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);

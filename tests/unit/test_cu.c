@@ -530,6 +530,77 @@ TEST(a_hold_with_data_waiting_costs_its_time)
 	EXPECT_TRUE(cu.credit < 0);
 }
 
+/*
+ * Like budgeted(), with @free measurements the budget does not charge.
+ */
+static struct imtcp_cu budgeted_free(u32 percent, u32 free,
+				     const struct imtcp_cu_view *v)
+{
+	struct imtcp_cu cu;
+
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_budget(&cu, percent);
+	imtcp_cu_set_free_starts(&cu, free);
+	imtcp_cu_step(&cu, N, K, v);
+	return cu;
+}
+
+TEST(free_starts_are_not_charged)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	u32 f;
+
+	v.srtt_us = 40000;
+	cu = budgeted_free(10, 2, &v);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	f = measure_once(&cu, &v, 1000);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	/* not charged: the next one starts at once, also free */
+	EXPECT_EQ(0, cu.cost_us);
+	EXPECT_EQ(1, cu.free_starts);
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+	f = measure_once(&cu, &v, 1000);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	EXPECT_EQ(0, cu.cost_us);
+	EXPECT_EQ(0, cu.free_starts);
+	/* the budget filled meanwhile: a third starts, and pays */
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+	f = measure_once(&cu, &v, 1000);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	EXPECT_EQ(4 * 1000, cu.cost_us);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+}
+
+TEST(an_estimate_ends_the_free_starts)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	u32 f;
+
+	v.srtt_us = 40000;
+	cu = budgeted_free(10, 8, &v);
+	f = measure_once(&cu, &v, 1000);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	ASSERT_EQ(IMTCP_STORE, cu.state);	/* the next one's hold began */
+	imtcp_cu_estimated(&cu);		/* the first's result came */
+	EXPECT_EQ(0, cu.free_starts);
+	f = measure_once(&cu, &v, 1000);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	EXPECT_EQ(4 * 1000, cu.cost_us);	/* that hold paid */
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+}
+
+TEST(free_starts_range)
+{
+	struct imtcp_cu cu;
+
+	imtcp_cu_init(&cu, N);
+	EXPECT_EQ(0, cu.free_starts);
+	imtcp_cu_set_free_starts(&cu, 1000);
+	EXPECT_EQ(IMTCP_FREE_MAX, cu.free_starts);
+}
+
 TEST(budget_range)
 {
 	struct imtcp_cu cu;
