@@ -46,6 +46,11 @@ export TOPO_MTU=${BENCH_MTU:-9000}
 source "$(dirname "$0")/../../selftests/lib.sh"
 
 C=${BENCH_C_MBIT:-100}
+# in_range VALUE MIN MAX: VALUE is a whole number from MIN to MAX
+in_range() {
+	case $1 in ''|*[!0-9]*) return 1 ;; esac
+	[ "${#1}" -le 9 ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
+}
 SECS=${BENCH_SECS:-20}
 STEP=${BENCH_STEP_SECS:-10}
 S5_REPS=${BENCH_S5_REPS:-3}
@@ -57,10 +62,7 @@ case $S5_REPS in
 esac
 ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S5}
 export S4_FRAME=${BENCH_S4_FRAME_MS:-40}	# and for the table
-case $S4_FRAME in
-''|*[!0-9]*|0) echo "BENCH_S4_FRAME_MS: milliseconds between writes, 1-10000" >&2; exit 2 ;;
-esac
-[ "$S4_FRAME" -le 10000 ] ||
+in_range "$S4_FRAME" 1 10000 ||
 	{ echo "BENCH_S4_FRAME_MS: milliseconds between writes, 1-10000" >&2; exit 2; }
 OUT=${IMTCP_OUT:-$TOP/build/bench}
 PY=$TOP/scripts/bench/accuracy.py
@@ -75,11 +77,8 @@ esac
 # cross-traffic datagrams: the flow's segment size unless BENCH_CROSS_BYTES
 # says otherwise (1448 at MTU 1500); exported for the table
 export CROSS_BYTES=${BENCH_CROSS_BYTES:-$MSS_BYTES}
-case $CROSS_BYTES in
-''|*[!0-9]*) echo "BENCH_CROSS_BYTES: a number of bytes" >&2; exit 2 ;;
-esac
-[ "$CROSS_BYTES" -ge 64 ] && [ "$CROSS_BYTES" -le $((TOPO_MTU - 28)) ] ||
-	{ echo "BENCH_CROSS_BYTES: 64 to $((TOPO_MTU - 28)) (one datagram per frame)" >&2; exit 2; }
+in_range "$CROSS_BYTES" 64 $((TOPO_MTU - 28)) ||
+	{ echo "BENCH_CROSS_BYTES: 64 to $((TOPO_MTU - 28)) bytes (one datagram per frame)" >&2; exit 2; }
 WORK=$(mktemp -d)
 trap 'trace_stop /dev/null 2>/dev/null; topo_down; rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
