@@ -110,7 +110,7 @@ MODULE_PARM_DESC(gain_shift, "estimate smoothing: EWMA gain 2^-gain_shift (0-4, 
 module_param_cb(hold_budget, &budget_ops, &hold_budget, 0644);
 MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segments may cost it (1-100, default 2; 100 = measure without pause)");
 module_param_cb(free_starts, &free_starts_ops, &free_starts, 0644);
-MODULE_PARM_DESC(free_starts, "measurements at a connection's start, until its first estimate, that the hold budget does not charge (0-8, default 2)");
+MODULE_PARM_DESC(free_starts, "measurements at a connection's start, until its first estimate, that may begin while the hold budget is in debt (0-8, default 2)");
 module_param(measure, bool, 0644);
 MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
 

@@ -34,13 +34,15 @@
  * before it, which charged in full left almost no measurements. A
  * measurement (its first stream) starts only while the budget is not
  * in debt; its other streams follow without asking, and the debt they
- * leave is paid off before the next. A connection's first free_starts
- * measurements (those whose first stream left), until its first
- * estimate, are not charged: the first estimate is what a new
- * connection most needs, and a slow start's measurement, which probes
- * from the slow start's own pace upward, often only finds A below its
- * range (traced at MTU 9000: the next measurement then waited 2-3 s for
- * the budget). The first queue_us of each hold
+ * leave is paid off before the next. Until a connection's first
+ * estimate, up to free_starts measurements may start in debt (each
+ * start that needs it uses one, a hold that fails too): the first
+ * estimate is what a new connection most needs, and a slow start's
+ * measurement, which probes from the slow start's own pace upward,
+ * often only finds A below its range (traced at MTU 9000: the next
+ * measurement then waited 2-3 s for the budget). They are charged as
+ * any, so the debt is paid off later and over time holds still cost at
+ * most hold_budget percent. The first queue_us of each hold
  * and of its stream's lateness are free (the standing queue: srtt -
  * min_rtt, less the RTT's variation, which is noise and not queue):
  * while a standing queue drains, the bottleneck stays busy, and holding
@@ -83,7 +85,6 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->clocked = 0;
 	cu->limited = 1;
 	cu->free_starts = 0;
-	cu->free = 0;
 	cu->last_us = 0;
 	cu->free_us = 0;
 	cu->send_us = 0;
@@ -100,21 +101,16 @@ void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent)
 	cu->budget = clamp_t(u32, percent, 1, IMTCP_BUDGET_MAX);
 }
 
-/* Measurements (0-IMTCP_FREE_MAX) the budget does not charge. */
+/* Measurements (0-IMTCP_FREE_MAX) that may start in debt. */
 void imtcp_cu_set_free_starts(struct imtcp_cu *cu, u32 n)
 {
 	cu->free_starts = min_t(u32, n, IMTCP_FREE_MAX);
 }
 
-/*
- * The connection has an estimate: from now on measurements pay, the one
- * whose hold just began too (its stream has not left).
- */
+/* The connection has an estimate: from now on measurements wait. */
 void imtcp_cu_estimated(struct imtcp_cu *cu)
 {
 	cu->free_starts = 0;
-	if (!cu->stream)
-		cu->free = 0;
 }
 
 /*
@@ -195,8 +191,6 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	}
 	if (cu->state == IMTCP_STORE)
 		charge = hold_charge(cu, v, dt);
-	if (cu->free)
-		charge = 0;
 	cu->limited = window_limited(v);
 	cu->cost_us += charge;
 	if (cu->budget >= IMTCP_BUDGET_MAX)
@@ -256,13 +250,14 @@ static u32 goto_state(struct imtcp_cu *cu, u32 state)
 
 /*
  * Begin a hold; the standing queue pays for its first part. A new
- * measurement's is free while free starts are left.
+ * measurement that starts in debt uses a free start.
  */
 static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	cu->free_us = v->queue_us;
-	if (!cu->stream)
-		cu->free = cu->free_starts > 0;
+	if (!cu->stream && cu->credit < 0 && cu->budget < IMTCP_BUDGET_MAX &&
+	    cu->free_starts)
+		cu->free_starts--;
 	return goto_state(cu, IMTCP_STORE);
 }
 
@@ -283,8 +278,6 @@ static u32 step_send(struct imtcp_cu *cu, u32 n, u32 k,
 		     const struct imtcp_cu_view *v)
 {
 	if (v->sent >= n) {
-		if (!cu->stream && cu->free && cu->free_starts)
-			cu->free_starts--;	/* this one is under way */
 		cu->stream++;
 		return IMTCP_CU_STREAM_DONE |
 		       goto_state(cu, cu->stream >= k ? IMTCP_PASS : IMTCP_EMPTY);
@@ -303,7 +296,6 @@ static u32 step_pass(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
 	if (!v->acked)
 		return 0;
 	cu->stream = 0;
-	cu->free = 0;
 	if (may_hold(cu, n, v) && may_start(cu))
 		return IMTCP_CU_MEASURED | hold(cu, v);
 	return IMTCP_CU_MEASURED | goto_state(cu, IMTCP_EMPTY);
@@ -320,7 +312,6 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 	account(cu, v);
 	if (!v->can_measure) {
 		cu->stream = 0;
-		cu->free = 0;
 		return goto_state(cu, IMTCP_OFF);
 	}
 	switch (cu->state) {

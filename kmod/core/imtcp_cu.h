@@ -32,7 +32,7 @@ enum imtcp_state {
 /* hold_budget: 100 % lets the connection measure without pause. */
 #define IMTCP_BUDGET_MAX	100
 
-/* free_starts: at most this many unpaid measurements per connection. */
+/* free_starts: at most this many measurements start in debt. */
 #define IMTCP_FREE_MAX	8
 
 struct imtcp_cu {
@@ -42,8 +42,7 @@ struct imtcp_cu {
 	u8 stream;	/* index of the stream being formed or sent */
 	u8 clocked;	/* last_us is set */
 	u8 limited;	/* the window kept data back at the last step */
-	u8 free_starts;	/* measurements the budget will not charge */
-	u8 free;	/* the current measurement is not charged */
+	u8 free_starts;	/* measurements that may still start in debt */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 budget;	/* percent of time that holds may cost */
 	u32 last_us;	/* when the budget was last brought up to date */

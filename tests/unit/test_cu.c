@@ -531,7 +531,7 @@ TEST(a_hold_with_data_waiting_costs_its_time)
 }
 
 /*
- * Like budgeted(), with @free measurements the budget does not charge.
+ * Like budgeted(), with @free measurements that may start in debt.
  */
 static struct imtcp_cu budgeted_free(u32 percent, u32 free,
 				     const struct imtcp_cu_view *v)
@@ -545,7 +545,7 @@ static struct imtcp_cu budgeted_free(u32 percent, u32 free,
 	return cu;
 }
 
-TEST(free_starts_are_not_charged)
+TEST(free_starts_begin_in_debt_and_are_charged)
 {
 	struct imtcp_cu_view v = bulk();
 	struct imtcp_cu cu;
@@ -554,21 +554,44 @@ TEST(free_starts_are_not_charged)
 	v.srtt_us = 40000;
 	cu = budgeted_free(10, 2, &v);
 	ASSERT_EQ(IMTCP_STORE, cu.state);
-	f = measure_once(&cu, &v, 1000);
-	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
-	/* not charged: the next one starts at once, also free */
-	EXPECT_EQ(0, cu.cost_us);
-	EXPECT_EQ(1, cu.free_starts);
-	EXPECT_EQ(IMTCP_STORE, cu.state);
-	f = measure_once(&cu, &v, 1000);
-	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
-	EXPECT_EQ(0, cu.cost_us);
-	EXPECT_EQ(0, cu.free_starts);
-	/* the budget filled meanwhile: a third starts, and pays */
-	EXPECT_EQ(IMTCP_STORE, cu.state);
-	f = measure_once(&cu, &v, 1000);
+	f = measure_once(&cu, &v, 1000);	/* needed no free start */
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4 * 1000, cu.cost_us);
+	EXPECT_TRUE(cu.credit < 0);
+	/* in debt, the next starts at once all the same, twice */
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(1, cu.free_starts);
+	f = measure_once(&cu, &v, 1000);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(0, cu.free_starts);
+	f = measure_once(&cu, &v, 1000);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	/* all three paid; now the debt waits */
+	EXPECT_EQ(3 * 4 * 1000, cu.cost_us);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+}
+
+TEST(a_failed_hold_uses_a_free_start)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+
+	v.srtt_us = 40000;
+	cu = budgeted_free(10, 2, &v);
+	measure_once(&cu, &v, 1000);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(1, cu.free_starts);
+	/* the hold runs out with nothing gathered */
+	cu.deadline_us = v.now_us;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	imtcp_cu_step(&cu, N, K, &v);		/* tries once more */
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(0, cu.free_starts);
+	cu.deadline_us = v.now_us;
+	imtcp_cu_step(&cu, N, K, &v);
+	imtcp_cu_step(&cu, N, K, &v);		/* in debt: waits */
 	EXPECT_EQ(IMTCP_EMPTY, cu.state);
 }
 
@@ -582,13 +605,12 @@ TEST(an_estimate_ends_the_free_starts)
 	cu = budgeted_free(10, 8, &v);
 	f = measure_once(&cu, &v, 1000);
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
-	ASSERT_EQ(IMTCP_STORE, cu.state);	/* the next one's hold began */
-	imtcp_cu_estimated(&cu);		/* the first's result came */
+	imtcp_cu_estimated(&cu);		/* its result came */
 	EXPECT_EQ(0, cu.free_starts);
-	f = measure_once(&cu, &v, 1000);
-	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
-	EXPECT_EQ(4 * 1000, cu.cost_us);	/* that hold paid */
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	cu.state = IMTCP_PASS;			/* the same end again */
+	v.acked = true;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);	/* in debt: waits */
 }
 
 TEST(free_starts_range)
