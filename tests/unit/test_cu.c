@@ -287,17 +287,25 @@ static u32 measure_once(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 }
 
 /*
- * A control unit with a hold budget of @percent, stepped once with @v
- * (into STORE for a bulk view).
+ * A control unit with a hold budget of @percent and @free measurements
+ * that may start in debt, stepped once with @v (into STORE for a bulk
+ * view).
  */
-static struct imtcp_cu budgeted(u32 percent, const struct imtcp_cu_view *v)
+static struct imtcp_cu budgeted_free(u32 percent, u32 free,
+				     const struct imtcp_cu_view *v)
 {
 	struct imtcp_cu cu;
 
 	imtcp_cu_init(&cu, N);
 	imtcp_cu_set_budget(&cu, percent);
+	imtcp_cu_set_free_starts(&cu, free);
 	imtcp_cu_step(&cu, N, K, v);
 	return cu;
+}
+
+static struct imtcp_cu budgeted(u32 percent, const struct imtcp_cu_view *v)
+{
+	return budgeted_free(percent, 0, v);
 }
 
 TEST(unlimited_budget_measures_back_to_back)
@@ -528,21 +536,6 @@ TEST(a_hold_with_data_waiting_costs_its_time)
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(30000, cu.cost_us);
 	EXPECT_TRUE(cu.credit < 0);
-}
-
-/*
- * Like budgeted(), with @free measurements that may start in debt.
- */
-static struct imtcp_cu budgeted_free(u32 percent, u32 free,
-				     const struct imtcp_cu_view *v)
-{
-	struct imtcp_cu cu;
-
-	imtcp_cu_init(&cu, N);
-	imtcp_cu_set_budget(&cu, percent);
-	imtcp_cu_set_free_starts(&cu, free);
-	imtcp_cu_step(&cu, N, K, v);
-	return cu;
 }
 
 TEST(free_starts_begin_in_debt_and_are_charged)
