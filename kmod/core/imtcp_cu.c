@@ -200,11 +200,16 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 		cu->credit = cap;
 }
 
+/* The budget is spent: a new measurement must wait (or a free start). */
+static bool in_debt(const struct imtcp_cu *cu)
+{
+	return cu->budget < IMTCP_BUDGET_MAX && cu->credit < 0;
+}
+
 /* A new measurement may start; a started one goes on regardless. */
 static bool may_start(const struct imtcp_cu *cu)
 {
-	return cu->stream || cu->budget >= IMTCP_BUDGET_MAX ||
-	       cu->free_starts || cu->credit >= 0;
+	return cu->stream || !in_debt(cu) || cu->free_starts;
 }
 
 /*
@@ -255,8 +260,7 @@ static u32 goto_state(struct imtcp_cu *cu, u32 state)
 static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	cu->free_us = v->queue_us;
-	if (!cu->stream && cu->credit < 0 && cu->budget < IMTCP_BUDGET_MAX &&
-	    cu->free_starts)
+	if (!cu->stream && in_debt(cu) && cu->free_starts)
 		cu->free_starts--;
 	return goto_state(cu, IMTCP_STORE);
 }
