@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Goodput benchmark, imtcp against the kernel's reno, run inside the VM by
-# `make bench`. Test bed: 50 Mbit/s tbf bottleneck, 20 ms each way (see
-# selftests/lib.sh), once with no added loss and once with 1 % random loss
+# `make bench`. Test bed: 50 Mbit/s (BENCH_C_MBIT) tbf bottleneck, 20 ms
+# each way (see selftests/lib.sh), once with no added loss and once with 1 % random loss
 # on the data path. Each repetition runs one imtcp and one reno transfer,
 # each a fixed time long, and takes their ratio; the report gives the
 # median over repetitions.
@@ -22,10 +22,13 @@
 # congestion control, concurrent only), BENCH_MEASURE (1: imtcp
 # measures as it does by default; 0: the module parameter measure=N, plain
 # Reno inside imtcp), BENCH_HOLD_BUDGET (1-100: the module parameter
-# hold_budget; default: the module's).
+# hold_budget; default: the module's), BENCH_C_MBIT (the bottleneck,
+# default 50) and BENCH_MTU (the test bed's MTU, default 1500; 9000 is
+# the accuracy benchmark's, where under TCG the bed carries its C).
 # Results: $IMTCP_OUT (the VM run's directory) or build/bench:
 #   goodput.csv  one row per transfer
 #   goodput.md   the summary table
+export TOPO_MTU=${BENCH_MTU:-1500}
 source "$(dirname "$0")/../../selftests/lib.sh"
 trap topo_down EXIT
 
@@ -34,6 +37,13 @@ SECS_CLEAN=${BENCH_SECS_CLEAN:-15}
 SECS_LOSS=${BENCH_SECS_LOSS:-60}
 PAIRING=${BENCH_LOSS_PAIRING:-concurrent}
 FLOWS=${BENCH_LOSS_FLOWS:-4}
+C=${BENCH_C_MBIT:-50}
+case $C in
+''|*[!0-9]*|0) echo "BENCH_C_MBIT: the bottleneck in Mbit/s, a positive integer" >&2; exit 2 ;;
+esac
+[ "${#C}" -le 6 ] || { echo "BENCH_C_MBIT: at most 999999" >&2; exit 2; }
+# tbf's bucket: lib.sh's 15000 bytes, at least two frames (jumbo frames)
+[ "$TWO_FRAMES" -gt 15000 ] && SHAPE_BURST=$TWO_FRAMES
 case "$PAIRING" in
 concurrent|sequential) ;;
 *) echo "BENCH_LOSS_PAIRING must be concurrent or sequential" >&2; exit 2 ;;
@@ -54,7 +64,7 @@ if [ -n "${BENCH_HOLD_BUDGET:-}" ]; then
 		{ echo "BENCH_HOLD_BUDGET must be 1-100" >&2; exit 2; }
 fi
 BUDGET=$(cat /sys/module/imtcp/parameters/hold_budget)
-topo_up 50mbit 20 || { echo "cannot build the test bed"; exit 1; }
+topo_up ${C}mbit 20 || { echo "cannot build the test bed"; exit 1; }
 
 port=6000
 row() {
@@ -104,23 +114,23 @@ concurrent() {
 }
 
 echo "condition,rep,cc,goodput_mbps,retrans,segs_out,bytes,secs" > "$csv"
-shape 50mbit 20
+shape ${C}mbit 20
 for rep in $(seq "$REPS"); do
 	sequential clean "$rep" "$SECS_CLEAN" || exit 1
 done
-shape 50mbit 20 loss 1%
+shape ${C}mbit 20 loss 1%
 for rep in $(seq "$REPS"); do
 	$PAIRING loss1 "$rep" "$SECS_LOSS" || exit 1
 done
 
 [ "$PAIRING" = concurrent ] && PAIRING="concurrent, $FLOWS flows a side (goodput and retransmissions summed)"
-python3 - "$csv" "$OUT/goodput.md" "$REPS" "$SECS_CLEAN" "$SECS_LOSS" "$PAIRING" "$MEASURE" "$BUDGET" <<'PY'
+python3 - "$csv" "$OUT/goodput.md" "$REPS" "$SECS_CLEAN" "$SECS_LOSS" "$PAIRING" "$MEASURE" "$BUDGET" "$C" "$TOPO_MTU" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 out = open(sys.argv[2], "w")
 def p(s=""):
     print(s); out.write(s + "\n")
-p(f"## imtcp vs reno goodput (50 Mbit/s tbf, 20 ms each way, {sys.argv[3]} repetitions)")
+p(f"## imtcp vs reno goodput ({sys.argv[9]} Mbit/s tbf, 20 ms each way, MTU {sys.argv[10]}, {sys.argv[3]} repetitions)")
 p()
 p(f"No added loss: {sys.argv[4]} s per flow, back to back. 1 % loss: {sys.argv[5]} s per flow, {sys.argv[6]}. "
   f"imtcp measurement {'on, hold_budget=' + sys.argv[8] + ' %' if sys.argv[7] == '1' else 'off (measure=N)'}.")
