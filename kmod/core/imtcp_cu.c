@@ -15,7 +15,10 @@
  *                                              after F good measurements
  *   EMPTY  may hold again                   -> STORE
  *   any    measurement not possible (loss recovery, CWR, RTO, fewer
- *          than 10 segments sent so far)    -> OFF; back to STORE after.
+ *          than 10 segments sent so far)    -> OFF
+ *   OFF    measurement possible again       -> STORE, or EMPTY if it may
+ *                                              not hold yet (OFF means
+ *                                              paused, not waiting)
  * "May hold" means window > N and something in flight (an ACK will come
  * to end the hold), or m segments ready (the stream can start at once).
  *
@@ -326,7 +329,9 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 	case IMTCP_PASS:
 		return step_pass(cu, n, v);
 	default:	/* OFF, EMPTY */
-		return may_hold(cu, n, v) && may_start(cu) ? hold(cu, v) : 0;
+		if (may_hold(cu, n, v) && may_start(cu))
+			return hold(cu, v);
+		return goto_state(cu, IMTCP_EMPTY);
 	}
 }
 

@@ -119,10 +119,10 @@ TEST(window_limited_slow_start_holds_from_4n)
 	v.cwnd = IMTCP_SS_WINDOW * N;
 	v.in_flight = v.cwnd;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_OFF, cu.state);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
 	v.now_us += 100;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_OFF, cu.state);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
 	v.cwnd++;
 	v.now_us += 100;
 	imtcp_cu_step(&cu, N, K, &v);
@@ -355,6 +355,39 @@ TEST(budget_never_stops_a_started_measurement)
 	/* 30 ms holds put it deep in debt after the first stream */
 	EXPECT_TRUE(measure_once(&cu, &v, 30000) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4 * 30000, cu.cost_us);
+}
+
+/*
+ * OFF is for a pause only: once measurement is possible again, a
+ * connection that may not hold yet waits in EMPTY (traced after a loss
+ * recovery: 'off' for 3-4 s of a budget in debt, with the stack in Open).
+ */
+TEST(off_ends_when_measurement_is_possible)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+
+	v.srtt_us = 40000;
+	cu = budgeted(10, &v);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
+	ASSERT_TRUE(cu.credit < 0);
+	v.can_measure = false;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_OFF, cu.state);
+	v.can_measure = true;
+	v.now_us += 100;
+	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);	/* in debt */
+
+	cu = started();
+	v = bulk();
+	v.can_measure = false;
+	imtcp_cu_step(&cu, N, K, &v);
+	v.can_measure = true;
+	v.cwnd = N;				/* a window too small */
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
 }
 
 TEST(a_standing_queue_pays_for_holds)
