@@ -38,7 +38,7 @@
 #include "imtcp_trace.h"
 
 static unsigned int stream_len = 10;
-static unsigned int streams = 4;
+static unsigned int streams = 2;
 static unsigned int noise_us = 500;
 static unsigned int gain_shift = 1;
 static unsigned int hold_budget = 2;
@@ -102,7 +102,7 @@ static const struct kernel_param_ops free_starts_ops = {
 module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
 MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10)");
 module_param_cb(streams, &streams_ops, &streams, 0644);
-MODULE_PARM_DESC(streams, "streams per measurement, k (1-8, default 4)");
+MODULE_PARM_DESC(streams, "streams per measurement, k (1-8, default 2)");
 module_param_cb(noise_us, &noise_ops, &noise_us, 0644);
 MODULE_PARM_DESC(noise_us, "delay rise in us that a stream must exceed to count as rising (0-100000, default 500)");
 module_param_cb(gain_shift, &gain_ops, &gain_shift, 0644);
