@@ -15,7 +15,7 @@ enum imtcp_state {
 	IMTCP_STORE,	/* holding segments until m are ready */
 	IMTCP_SEND,	/* a measurement stream is leaving */
 	IMTCP_PASS,	/* all streams sent; waiting for their ACKs */
-	IMTCP_EMPTY,	/* not holding (released, or waiting for budget) */
+	IMTCP_EMPTY,	/* not holding (released; or window, budget wait) */
 	IMTCP_NSTATES,
 };
 

@@ -3,10 +3,10 @@
 #
 # Goodput benchmark, imtcp against the kernel's reno, run inside the VM by
 # `make bench`. Test bed: 50 Mbit/s (BENCH_C_MBIT) tbf bottleneck, 20 ms
-# each way (see selftests/lib.sh), once with no added loss and once with 1 % random loss
-# on the data path. Each repetition runs one imtcp and one reno transfer,
-# each a fixed time long, and takes their ratio; the report gives the
-# median over repetitions.
+# each way (see selftests/lib.sh), once with no added loss and once with
+# 1 % random loss on the data path. Each repetition runs one imtcp and
+# one reno transfer, each a fixed time long, and takes their ratio; the
+# report gives the median over repetitions.
 #
 # Without loss the two flows would share the bottleneck, so they run back
 # to back (their order alternating). With 1 % loss each flow is
@@ -15,7 +15,9 @@
 # summed goodputs: single loss-limited flows vary by +-10 % from run to
 # run (the loss pattern differs), which a median of a few ratios cannot
 # resolve to the 3 % asked; four flows a side halve that noise, and the
-# pairs meet the same VM scheduling noise and the same link.
+# pairs meet the same VM scheduling noise and the same link. (At MTU
+# 9000 a flow carries about 20 Mbit/s at 1 % loss: with C = 100,
+# BENCH_LOSS_FLOWS=2 keeps the flows from contending.)
 #
 # Environment: BENCH_REPS (5), BENCH_SECS_CLEAN (15), BENCH_SECS_LOSS (60),
 # BENCH_LOSS_PAIRING (concurrent, or sequential), BENCH_LOSS_FLOWS (4, per
