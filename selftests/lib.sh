@@ -35,6 +35,13 @@ NS_RCV=imtcp-rcv-$$
 NS_X=imtcp-x-$$
 SND_ADDR=198.18.1.1
 RCV_ADDR=198.18.2.2
+# in_range VALUE MIN MAX: VALUE is a whole number from MIN to MAX (the
+# benchmarks' settings are checked with it)
+in_range() {
+	case $1 in ''|*[!0-9]*) return 1 ;; esac
+	[ "${#1}" -le 9 ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
+}
+
 # The MTU of every link of the test bed (TOPO_MTU, default 1500). Under
 # TCG a 50 Mbit/s test bed of 1500-byte frames carries less than its
 # bottleneck (the emulated CPUs forward slowly, and a tbf bucket of

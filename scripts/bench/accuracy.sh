@@ -46,11 +46,6 @@ export TOPO_MTU=${BENCH_MTU:-9000}
 source "$(dirname "$0")/../../selftests/lib.sh"
 
 C=${BENCH_C_MBIT:-100}
-# in_range VALUE MIN MAX: VALUE is a whole number from MIN to MAX
-in_range() {
-	case $1 in ''|*[!0-9]*) return 1 ;; esac
-	[ "${#1}" -le 9 ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
-}
 SECS=${BENCH_SECS:-20}
 STEP=${BENCH_STEP_SECS:-10}
 S5_REPS=${BENCH_S5_REPS:-3}

@@ -40,10 +40,8 @@ SECS_LOSS=${BENCH_SECS_LOSS:-60}
 PAIRING=${BENCH_LOSS_PAIRING:-concurrent}
 FLOWS=${BENCH_LOSS_FLOWS:-4}
 C=${BENCH_C_MBIT:-50}
-case $C in
-''|*[!0-9]*|0) echo "BENCH_C_MBIT: the bottleneck in Mbit/s, a positive integer" >&2; exit 2 ;;
-esac
-[ "${#C}" -le 6 ] || { echo "BENCH_C_MBIT: at most 999999" >&2; exit 2; }
+in_range "$C" 1 999999 ||
+	{ echo "BENCH_C_MBIT: the bottleneck in Mbit/s, 1-999999" >&2; exit 2; }
 # tbf's bucket: lib.sh's 15000 bytes, at least two frames (jumbo frames)
 [ "$TWO_FRAMES" -gt 15000 ] && SHAPE_BURST=$TWO_FRAMES
 case "$PAIRING" in
