@@ -350,15 +350,26 @@ void imtcp_cu_result(struct imtcp_cu *cu, bool ok)
 }
 
 /*
- * The longest hold, T = (M / A) (N - 1) + 4 D_RTT: long enough to gather
- * a stream at rate A, plus the RTT variation (the kernel's mdev_us is
- * already four times the mean deviation). Never longer than one smoothed
+ * The longest hold, T = (M / R) (N - 1) + 4 D_RTT: long enough to gather
+ * a stream at rate R, plus the RTT variation (the kernel's mdev_us is
+ * already four times the mean deviation). The paper's R is A; but held
+ * segments are freed by ACKs, at the window's rate cwnd * M / srtt, and
+ * where that is the lower (a window-limited sender below A, or a guess
+ * of A still too high) a hold timed by A ended before it had gathered
+ * m segments: at MTU 9000 and A = 20 Mbit/s ten holds in a row, on a
+ * window of 11-14 segments, ended so and charged the budget for nothing
+ * (traced). So R is the lower of the two. Never longer than one smoothed
  * RTT: a longer hold would stall the ACK clock.
  */
-u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 n, u32 mdev4_us, u32 srtt_us)
+u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 n, u32 cwnd, u32 mdev4_us,
+		  u32 srtt_us)
 {
-	u64 t = mdev4_us;
+	u64 t = mdev4_us, window_bps = 0;
 
+	if (cwnd && srtt_us)
+		window_bps = div_u64((u64)cwnd * mss * 8 * 1000000, srtt_us);
+	if (!rate_bps || (window_bps && window_bps < rate_bps))
+		rate_bps = window_bps;
 	if (rate_bps)
 		t += div64_u64((u64)mss * 8 * 1000000 * (n - 1), rate_bps);
 	if (srtt_us && t > srtt_us)

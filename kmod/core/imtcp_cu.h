@@ -85,7 +85,8 @@ void imtcp_cu_estimated(struct imtcp_cu *cu);
 u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 		  const struct imtcp_cu_view *v);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
-u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 n, u32 mdev4_us, u32 srtt_us);
+u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 n, u32 cwnd, u32 mdev4_us,
+		  u32 srtt_us);
 const char *imtcp_state_name(u32 state);
 
 #endif /* _IMTCP_CU_H */

@@ -245,11 +245,29 @@ TEST(off_whenever_measurement_is_impossible)
 TEST(hold_time)
 {
 	/* 1448 B at 50 Mbit/s: 231.7 us per segment, 9 gaps, + 4 D_RTT */
-	EXPECT_EQ(2085 + 3000, imtcp_hold_us(1448, 50000000, 10, 3000, 40000));
-	/* no estimate yet: only the RTT variation */
-	EXPECT_EQ(3000, imtcp_hold_us(1448, 0, 10, 3000, 40000));
+	EXPECT_EQ(2085 + 3000,
+		  imtcp_hold_us(1448, 50000000, 10, 400, 3000, 40000));
+	/* no estimate and no window known: only the RTT variation */
+	EXPECT_EQ(3000, imtcp_hold_us(1448, 0, 10, 0, 3000, 40000));
+	/* no estimate yet: the window's rate, 10 segments per 40 ms */
+	EXPECT_EQ(36000 + 3000, imtcp_hold_us(1448, 0, 10, 10, 3000, 40000));
 	/* never beyond one srtt */
-	EXPECT_EQ(4000, imtcp_hold_us(1448, 1000000, 10, 3000, 4000));
+	EXPECT_EQ(4000, imtcp_hold_us(1448, 1000000, 10, 400, 3000, 4000));
+}
+
+/*
+ * A window slower than A frees held segments at its own rate: 12
+ * segments of 8948 B per 47 ms (18.3 Mbit/s) gather nine more in 35 ms,
+ * where A = 80 Mbit/s would allow 8 ms and the hold would end first.
+ */
+TEST(hold_time_follows_a_slow_window)
+{
+	u32 t = imtcp_hold_us(8948, 80000000, 10, 12, 5000, 47000);
+
+	EXPECT_EQ(35250 + 5000, t);
+	/* a window faster than A leaves A's time */
+	EXPECT_EQ(8053 + 5000, imtcp_hold_us(8948, 80000000, 10, 400, 5000,
+					     47000));
 }
 
 /*
