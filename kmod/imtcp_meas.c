@@ -260,23 +260,6 @@ static u64 rate_hint(const struct sock *sk)
 				  tp->rate_interval_us));
 }
 
-/*
- * Until a first result, the pace of a slow start: twice the window over
- * the base RTT (srtt at the start still holds the handshake's RTT, which
- * in the VM read twice the path's). 0 once a result came or outside slow
- * start: a floor above A puts a result at the range's lower edge, which
- * is dropped only as the first result (imtcp_est_update).
- */
-static u64 slow_start_rate(const struct sock *sk, const struct imtcp_meas *m)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	if (m->est.seen || !tcp_in_slow_start(tp))
-		return 0;
-	return 2 * imtcp_rate_bps(tcp_snd_cwnd(tp), tp->mss_cache,
-				  tcp_min_rtt(tp));
-}
-
 static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 {
 	struct imtcp_stream *st = &m->st[m->cu.stream];
@@ -287,8 +270,7 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 		imtcp_first_range(&m->est, hint);
 	if (!m->cu.stream)
 		imtcp_est_bound(&m->est,
-				imtcp_range_floor(m->dlv_max, hint,
-						  slow_start_rate(sk, m)),
+				imtcp_range_floor(m->dlv_max, hint),
 				IMTCP_CAP_MUL * max(m->dlv_max, hint));
 	imtcp_plan_stream(&m->est, &m->cfg, m->cu.stream, st);
 	st->seg_bytes = tp->mss_cache;

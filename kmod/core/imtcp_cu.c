@@ -41,9 +41,9 @@
  * estimate, up to free_starts measurements may start in debt (each
  * start that needs it uses one, a hold that fails too): the first
  * estimate is what a new connection most needs, and a slow start's
- * measurement, which probes from the slow start's own pace upward,
- * often only finds A below its range (traced at MTU 9000: the next
- * measurement then waited 2-3 s for the budget). They are charged as
+ * measurement often only finds A below its range, where its result is
+ * dropped (traced at MTU 9000: the next measurement then waited 2-3 s
+ * for the budget). They are charged as
  * any, so the debt is paid off later and over time holds still cost at
  * most hold_budget percent. The first queue_us of each hold
  * and of its stream's lateness are free (the standing queue: srtt -
@@ -224,9 +224,8 @@ static bool may_start(const struct imtcp_cu *cu)
  * streams and holds each took a quarter of an RTT and more) left slow
  * start on about half of the window of a reno flow started beside it at
  * the same moment, and kept less than its share for most of a transfer.
- * From 4 N on, a stream at slow start's own pace (twice cwnd per RTT,
- * the range's floor then) is over within an eighth of an RTT, and what it
- * keeps back is a small part of the flight. An application-limited
+ * From 4 N on, a stream from half the window's rate up (the range's
+ * floor) keeps back a small part of the flight. An application-limited
  * sender's window keeps nothing back, and it measures from N on.
  */
 static u32 min_window(const struct imtcp_cu *cu, u32 n,

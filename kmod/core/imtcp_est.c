@@ -480,9 +480,10 @@ static bool standing_queue(const struct imtcp_stream *st, u32 k,
  * centres on it. Kept within half and twice the range, though: the
  * extrapolation is only as good as the streams' spread of rates, and a
  * result held at those bounds is an edge (@edge) like the Lindley fit's.
- * Streams of a slow start, which probe from its own pace up, can lie
- * far above A (120-400 Mbit/s for A = 19 at MTU 9000 in the VM): the
- * fit's A then sits at bl / 2, which says only that A is lower.
+ * Streams of a slow start can lie far above A (120-400 Mbit/s for
+ * A = 19 at MTU 9000 in the VM, when they probed from the slow start's
+ * pace up): the fit's A then sits at bl / 2, which says only that A is
+ * lower.
  */
 static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 bl,
 			     u64 bu, enum imtcp_edge *edge)
@@ -597,21 +598,22 @@ void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps)
 /*
  * The lowest rate a measurement may start from: 3/4 of the delivery rate
  * @dlv_bps (a lower bound of A, less a margin for the noise of single
- * rate samples), half the window's rate @window_bps (a stream slower than
- * that would hold the connection back), and @ss_bps, the pace of a slow
- * start (0 outside one). Slow start sends two segments for each one
- * delivered; a stream slower than that delays the window's doubling by
- * as long as the stream is late, and the connection leaves slow start on
- * a smaller window than a flow beside it that did not measure. With the
- * range from the rate hint (from half of cwnd / srtt up), a first stream
- * took one to two RTTs in the VM. This floor alone did not give the
- * share back; with the control unit's rule to hold only from a window
- * of 4 N in slow start (imtcp_cu.c) it did.
+ * rate samples) and half the window's rate @window_bps (a stream slower
+ * than that would hold the connection back). Until 2026-11-22 a
+ * connection's first measurement in slow start started from the slow
+ * start's pace, twice the window's rate, so that its stream would not
+ * delay the window's doubling; but from the 4 N at which a slow start
+ * may hold (imtcp_cu.c), at MTU 9000 and C = 100 Mbit/s that pace is
+ * already above C, every such result lay below its range and was
+ * dropped, and the first estimate waited for the end of the loss
+ * recovery that ends the slow start (11-21 RTT). From half the window's
+ * rate it came after 4.0-4.6 RTT where A >= 60 (two runs), and imtcp
+ * against reno from a common start (20 s pairs, MTU 1500, C = 50) kept
+ * its share: 1.046 beside 1.058 with measure=N (10 pairs each).
  */
-u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 ss_bps)
+u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps)
 {
-	return max_t(u64, max_t(u64, dlv_bps - dlv_bps / 4, window_bps / 2),
-		     ss_bps);
+	return max_t(u64, dlv_bps - dlv_bps / 4, window_bps / 2);
 }
 
 /* Mean absolute deviation of the recent results. */
@@ -667,7 +669,7 @@ static void smooth(struct imtcp_est *e, const struct imtcp_est_cfg *c)
 /*
  * The connection's first result is provisional. It is measured at the
  * start, on a window of a few segments and a range from a guess (the
- * rate hint, or a slow start's pace), and in the VM a stream there may
+ * rate hint), and in the VM a stream there may
  * run out of window or stall (one stalled 26 ms, then sent its last six
  * segments at once): in one benchmark run four first results in nine
  * read a tenth of A or less, and a median of three kept such a result

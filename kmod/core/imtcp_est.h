@@ -95,7 +95,7 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  enum imtcp_edge *edge);
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
-u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 ss_bps);
+u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps);
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		      u64 raw, enum imtcp_edge edge);
 
