@@ -67,12 +67,6 @@ struct imtcp_meas {
 	bool shaped;			/* gso_max_segs is ours */
 };
 
-/* @segs segments of @mss bytes in @us microseconds, in bit/s (0 if @us is 0). */
-static inline u64 imtcp_rate_bps(u32 segs, u32 mss, u32 us)
-{
-	return us ? div_u64((u64)segs * mss * 8 * USEC_PER_SEC, us) : 0;
-}
-
 struct imtcp_meas *imtcp_meas_alloc(struct sock *sk);
 void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m);
 void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,

@@ -363,10 +363,8 @@ void imtcp_cu_result(struct imtcp_cu *cu, bool ok)
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 n, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us)
 {
-	u64 t = mdev4_us, window_bps = 0;
+	u64 t = mdev4_us, window_bps = imtcp_rate_bps(cwnd, mss, srtt_us);
 
-	if (cwnd && srtt_us)
-		window_bps = div_u64((u64)cwnd * mss * 8 * 1000000, srtt_us);
 	if (!rate_bps || (window_bps && window_bps < rate_bps))
 		rate_bps = window_bps;
 	if (rate_bps)

@@ -4,7 +4,8 @@
  *
  * Everything under kmod/core/ is plain C that builds both into the module
  * and into the userspace unit tests (tests/unit). This header is the only
- * place that knows which of the two it is being built for.
+ * place that knows which of the two it is being built for, and holds the
+ * one helper both the module and the core need (imtcp_rate_bps).
  */
 #ifndef _IMTCP_TYPES_H
 #define _IMTCP_TYPES_H
@@ -44,5 +45,11 @@ static inline s64 div64_s64(s64 dividend, s64 divisor)
 	return dividend / divisor;
 }
 #endif /* __KERNEL__ */
+
+/* @segs segments of @mss bytes in @us microseconds, in bit/s (0 if @us is 0). */
+static inline u64 imtcp_rate_bps(u32 segs, u32 mss, u32 us)
+{
+	return us ? div_u64((u64)segs * mss * 8 * 1000000, us) : 0;
+}
 
 #endif /* _IMTCP_TYPES_H */
