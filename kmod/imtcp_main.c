@@ -57,9 +57,10 @@
  * the measurement's (about 1.5 KB) allocated in init with GFP_NOWAIT. If
  * that fails, or with measure=N, the socket is plain Reno.
  *
- * Differences from the paper: T is capped at one srtt; the estimate is a
- * least-squares fit over all streams rather than the first rising
- * segment (see core/imtcp_est.c for why); the first result is
+ * Differences from the paper: T is capped at one srtt and gathers at the
+ * lower of A and the window's rate (ACKs free held segments); the
+ * estimate is a least-squares fit over all streams rather than the first
+ * rising segment (see core/imtcp_est.c for why); the first result is
  * provisional (dropped at the lower edge of its range, else replaced by
  * the next); a receiver that ACKs every second segment leaves half the
  * samples.

@@ -43,9 +43,8 @@
  * estimate is what a new connection most needs, and a slow start's
  * measurement often only finds A below its range, where its result is
  * dropped (traced at MTU 9000: the next measurement then waited 2-3 s
- * for the budget). They are charged as
- * any, so the debt is paid off later and over time holds still cost at
- * most hold_budget percent. The first queue_us of each hold
+ * for the budget). They are charged as any, so the debt is paid off
+ * later and over time holds still cost at most hold_budget percent. The first queue_us of each hold
  * and of its stream's lateness are free (the standing queue: srtt -
  * min_rtt, less the RTT's variation, which is noise and not queue):
  * while a standing queue drains, the bottleneck stays busy, and holding
@@ -365,7 +364,7 @@ u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 n, u32 cwnd, u32 mdev4_us,
 {
 	u64 t = mdev4_us, window_bps = imtcp_rate_bps(cwnd, mss, srtt_us);
 
-	if (!rate_bps || (window_bps && window_bps < rate_bps))
+	if (window_bps && (!rate_bps || window_bps < rate_bps))
 		rate_bps = window_bps;
 	if (rate_bps)
 		t += div64_u64((u64)mss * 8 * 1000000 * (n - 1), rate_bps);
