@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of the accuracy benchmark's analysis (scripts/bench/
+accuracy.py) on synthetic truth and estimates; TAP output like the
+kselftest harness's, for scripts/test-all.sh to count."""
+import os
+import random
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "scripts", "bench"))
+import accuracy  # noqa: E402
+
+C = 99.3
+SRTT = 0.05
+
+
+def profile(levels, secs=10.0, jitter=1.0, seed=1):
+    """100 ms truth bins through LEVELS (Mbit/s), SECS each, with noise."""
+    rnd = random.Random(seed)
+    bins, t = [], 0.0
+    for a in levels:
+        for _ in range(int(secs * 10)):
+            bins.append((round(t, 3), a + rnd.uniform(-jitter, jitter)))
+            t += 0.1
+    return bins
+
+
+class StepTracking(unittest.TestCase):
+    def test_step_is_placed_where_the_level_changes(self):
+        bins = profile([60, 20])
+        est = [(10.6, 20.5)]
+        steps = accuracy.step_tracking(est, bins, C, 0.0, SRTT)
+        self.assertEqual(len(steps), 1)
+        # from the step at 10.0 s, not from the first bin that passes
+        # the threshold (9.5 s)
+        self.assertAlmostEqual(steps[0], 0.6 / SRTT, delta=0.11 / SRTT)
+
+    def test_estimate_between_the_levels_is_no_hit(self):
+        # 38 lies within 10 % of the median of ten bins that straddle the
+        # step (five at 60, five at 20), not of the new level
+        bins = profile([60, 20])
+        est = [(10.2, 38.0), (11.5, 21.0)]
+        steps = accuracy.step_tracking(est, bins, C, 0.0, SRTT)
+        self.assertAlmostEqual(steps[0], 1.5 / SRTT, delta=0.11 / SRTT)
+
+    def test_no_hit_is_none(self):
+        bins = profile([20, 60])
+        est = [(10.5, 30.0), (12.0, 45.0)]
+        self.assertEqual(accuracy.step_tracking(est, bins, C, 0.0, SRTT),
+                         [None])
+
+    def test_every_step_of_the_s1_profile(self):
+        bins = profile([60, 40, 60, 20, 60])
+        est = [(10.3, 40.0), (20.3, 60.0), (30.3, 20.0), (40.3, 60.0)]
+        steps = accuracy.step_tracking(est, bins, C, 0.0, SRTT)
+        self.assertEqual(len(steps), 4)
+        for s in steps:
+            self.assertAlmostEqual(s, 0.3 / SRTT, delta=0.11 / SRTT)
+
+    def test_jitter_alone_is_no_step(self):
+        bins = profile([40, 40], jitter=4.0)
+        self.assertEqual(accuracy.step_tracking([], bins, C, 0.0, SRTT), [])
+
+
+class Tap(unittest.TextTestResult):
+    """ok / not ok per test, numbered."""
+
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.n = 0
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.n += 1
+        print(f"ok {self.n} {test.id().split('.', 1)[1]}")
+
+    def _bad(self, test, err):
+        self.n += 1
+        print(f"not ok {self.n} {test.id().split('.', 1)[1]}")
+        print("# " + self._exc_info_to_string(err, test).replace("\n", "\n# "))
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._bad(test, err)
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._bad(test, err)
+
+
+if __name__ == "__main__":
+    suite = unittest.defaultTestLoader.loadTestsFromModule(
+        sys.modules[__name__])
+    print("TAP version 13")
+    print(f"1..{suite.countTestCases()}")
+    runner = unittest.TextTestRunner(resultclass=Tap,
+                                     stream=open(os.devnull, "w"))
+    sys.exit(0 if runner.run(suite).wasSuccessful() else 1)
