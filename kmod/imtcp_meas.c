@@ -468,29 +468,14 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 		enter_state(sk, m, from);
 }
 
-/*
- * The connection's delivery rate, a lower bound of A (imtcp_range_floor)
- * where the connection does not overload the bottleneck. A slow start
- * does: it sends at twice its delivery rate, a full drop-tail queue
- * drops cross traffic and its own segments in proportion to what
- * arrives, and its share of C then exceeds C minus what the others
- * offer (traced at MTU 9000, C = 100: 75.8 Mbit/s delivered for A = 40,
- * 42.6 for A = 20; the floor at 3/4 of that kept the next measurements'
- * ranges above A, and the first estimate came after 1.3-4.3 s). So only
- * congestion avoidance in the Open state counts, where Reno adds one
- * segment per RTT to what the queue holds.
- */
+/* The connection's delivery rate, a lower bound of A (imtcp_est_floor). */
 static void track_delivery(struct sock *sk, struct imtcp_meas *m,
 			   const struct rate_sample *rs)
 {
-	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 mss = tp->mss_cache;
+	u32 mss = tcp_sk(sk)->mss_cache;
 	u64 top;
 
 	if (rs->delivered <= 0 || rs->interval_us <= 0 || rs->is_app_limited)
-		return;
-	if (tcp_in_slow_start(tp) ||
-	    inet_csk(sk)->icsk_ca_state != TCP_CA_Open)
 		return;
 	/* compare without dividing; divide only for a new maximum */
 	if (check_mul_overflow(m->dlv_max, (u64)rs->interval_us, &top) ||
