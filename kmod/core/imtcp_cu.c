@@ -44,22 +44,21 @@
  * measurement often only finds A below its range, where its result is
  * dropped (traced at MTU 9000: the next measurement then waited 2-3 s
  * for the budget). They are charged as any, so the debt is paid off
- * later and over time holds still cost at most hold_budget percent. The first queue_us of each hold
- * and of its stream's lateness are free (the standing queue: srtt -
- * min_rtt, less the RTT's variation, which is noise and not queue):
- * while a standing queue drains, the bottleneck stays busy, and holding
- * the ACK clock back, whether by a hold or by a stream slower than the
- * window, costs nothing. Nor does a hold or a stream cost anything
- * while the window is not what limits the sender: while all its unsent
- * data could leave at once (an application-limited sender, whose writes
- * fit in the window).
- * Its goodput is the application's whatever the ACK clock does; what
- * it pays is latency: a write's segments wait at most the hold time T
- * (at most one srtt) and leave at the stream's rates. Such a sender's
- * streams form from its writes. So on a full bottleneck the connection
- * measures as the paper does, on a thin window it measures less often
- * instead of sending less, and an application-limited one measures on
- * its writes.
+ * later and over time holds still cost at most hold_budget percent.
+ * The first queue_us of each hold and of its stream's lateness are free
+ * (the standing queue: srtt - min_rtt, less the RTT's variation, which is
+ * noise and not queue): while a standing queue drains, the bottleneck
+ * stays busy, and holding the ACK clock back, whether by a hold or by a
+ * stream slower than the window, costs nothing. Nor does a hold or a
+ * stream cost anything while the window is not what limits the sender:
+ * while all its unsent data could leave at once (an application-limited
+ * sender, whose writes fit in the window). Its goodput is the
+ * application's whatever the ACK clock does; what it pays is latency: a
+ * write's segments wait at most the hold time T (at most one srtt) and
+ * leave at the stream's rates. Such a sender's streams form from its
+ * writes. So on a full bottleneck the connection measures as the paper
+ * does, on a thin window it measures less often instead of sending less,
+ * and an application-limited one measures on its writes.
  */
 #include "imtcp_cu.h"
 
