@@ -409,9 +409,9 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 					  &m->cfg);
 	u32 min_rtt = tcp_min_rtt(tp);
 	enum imtcp_edge edge;
+	u32 i, rse;
 	bool taken;
 	u64 raw;
-	u32 i;
 
 	m->delay_max[1] = m->delay_max[0];
 	m->delay_max[0] = 0;
@@ -425,9 +425,9 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 				   m->cfg.n, st->seg_bytes, st->nsamples,
 				   st->outcome, min_rtt);
 	}
-	raw = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge);
+	raw = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge, &rse);
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
-	taken = imtcp_est_update(&m->est, &m->cfg, raw, edge);
+	taken = imtcp_est_update(&m->est, &m->cfg, raw, edge, rse);
 	imtcp_cu_result(&m->cu, raw != 0);
 	if (!taken)
 		return;
@@ -437,7 +437,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	imtcp_nl_estimate_event(m);
 	trace_imtcp_estimate(m->cookie, m->est.smoothed, raw, m->est.bl,
 			     m->est.bu, edge, tp->srtt_us >> 3,
-			     tcp_snd_cwnd(tp), m->cu.m, m->est.count);
+			     tcp_snd_cwnd(tp), m->cu.m, m->est.count, rse);
 }
 
 /* Run the control unit on what the socket shows now; act on the result. */

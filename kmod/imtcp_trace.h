@@ -99,8 +99,9 @@ TRACE_EVENT(imtcp_sample,
 
 TRACE_EVENT(imtcp_estimate,
 	    TP_PROTO(u64 cookie, u64 bps, u64 raw_bps, u64 bl, u64 bu, u32 edge,
-		     u32 srtt_us, u32 cwnd, u32 m, u32 count),
-	    TP_ARGS(cookie, bps, raw_bps, bl, bu, edge, srtt_us, cwnd, m, count),
+		     u32 srtt_us, u32 cwnd, u32 m, u32 count, u32 rse),
+	    TP_ARGS(cookie, bps, raw_bps, bl, bu, edge, srtt_us, cwnd, m, count,
+		    rse),
 	    TP_STRUCT__entry(__field(u64, cookie)
 			     __field(u64, bps)
 			     __field(u64, raw_bps)
@@ -111,6 +112,7 @@ TRACE_EVENT(imtcp_estimate,
 			     __field(u32, cwnd)
 			     __field(u32, m)
 			     __field(u32, count)
+			     __field(u32, rse)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->bps = bps;
@@ -122,11 +124,12 @@ TRACE_EVENT(imtcp_estimate,
 			   __entry->cwnd = cwnd;
 			   __entry->m = m;
 			   __entry->count = count;
+			   __entry->rse = rse;
 	    ),
-	    TP_printk("cookie=%llu bps=%llu raw=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u",
+	    TP_printk("cookie=%llu bps=%llu raw=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u",
 		      __entry->cookie, __entry->bps, __entry->raw_bps,
 		      __entry->bl, __entry->bu, __entry->edge, __entry->srtt_us,
-		      __entry->cwnd, __entry->m, __entry->count)
+		      __entry->cwnd, __entry->m, __entry->count, __entry->rse)
 );
 
 #endif /* _IMTCP_TRACE_H */

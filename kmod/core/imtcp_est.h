@@ -26,6 +26,9 @@
 #define IMTCP_N_MAX		16
 #define IMTCP_K_MAX		8	/* streams per measurement */
 #define IMTCP_HIST		8	/* raw results kept for the range */
+#define IMTCP_WEIGHT_FULL	256	/* a result's weight in the estimate */
+#define IMTCP_WEIGHT_MIN	13	/* at least 1/20 */
+#define IMTCP_RSE_MAX		65535	/* a result's standard error, permille */
 
 /* Lowest rate a stream is sent at: 100 kbit/s. */
 #define IMTCP_RATE_MIN		100000ULL
@@ -66,6 +69,7 @@ struct imtcp_est {
 	u64 smoothed;		/* the estimate; 0 before the first */
 	u64 raw;		/* the latest single result */
 	u64 hist[IMTCP_HIST];	/* recent raw results */
+	u16 hist_rse[IMTCP_HIST];	/* their standard errors, permille */
 	u8 nhist;
 	u8 hist_pos;
 	u8 edge;		/* enum imtcp_edge of the latest result */
@@ -92,11 +96,11 @@ void imtcp_analyse_stream(struct imtcp_stream *st,
 			  const struct imtcp_est_cfg *c, s32 ceiling_us);
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  const struct imtcp_est_cfg *cfg, s32 base_us,
-		  enum imtcp_edge *edge);
+		  enum imtcp_edge *edge, u32 *rse);
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
 u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps);
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
-		      u64 raw, enum imtcp_edge edge);
+		      u64 raw, enum imtcp_edge edge, u32 rse);
 
 #endif /* _IMTCP_EST_H */

@@ -110,6 +110,7 @@ static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 	 * runs backwards (the link would gain work) */
 	double t = t0 > s->now_us ? t0 : s->now_us;
 	enum imtcp_edge edge;
+	u32 rse;
 	u64 raw;
 	u32 i;
 
@@ -121,8 +122,8 @@ static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 		t = sim_stream(s, &st[i], c->n, 1448, t) + 2000;
 		imtcp_analyse_stream(&st[i], c, 0);
 	}
-	raw = imtcp_combine(st, c->k, c, s->min_rtt_us, &edge);
-	imtcp_est_update(e, c, raw, edge);
+	raw = imtcp_combine(st, c->k, c, s->min_rtt_us, &edge, &rse);
+	imtcp_est_update(e, c, raw, edge, rse);
 	return raw;
 }
 

@@ -149,10 +149,11 @@ TEST(combine_without_rise_is_the_high_edge)
 		{ .lo_bps = 20, .hi_bps = 30, .outcome = IMTCP_OUT_UNCLEAR },
 	};
 	enum imtcp_edge edge;
+	u32 rse;
 
-	EXPECT_EQ(0, imtcp_combine(st, 2, &cfg, 0, &edge));	/* top unclear */
+	EXPECT_EQ(0, imtcp_combine(st, 2, &cfg, 0, &edge, &rse));	/* top unclear */
 	st[1].outcome = IMTCP_OUT_FLAT;
-	EXPECT_EQ(30, imtcp_combine(st, 2, &cfg, 0, &edge));
+	EXPECT_EQ(30, imtcp_combine(st, 2, &cfg, 0, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
 }
 
@@ -164,6 +165,7 @@ TEST(combine_fits_a)
 	struct imtcp_stream st[IMTCP_K_MAX];
 	struct sim s = path(60);
 	enum imtcp_edge edge;
+	u32 rse;
 	u64 a;
 	u32 i;
 
@@ -173,7 +175,7 @@ TEST(combine_fits_a)
 		sim_stream(&s, &st[i], cfg.n, 1448, 1000 + 5000.0 * i);
 		imtcp_analyse_stream(&st[i], &cfg, 0);
 	}
-	a = imtcp_combine(st, cfg.k, &cfg, 0, &edge);
+	a = imtcp_combine(st, cfg.k, &cfg, 0, &edge, &rse);
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	EXPECT_LT(err(a, 60), 0.05) TH_LOG("fit %.1f", a / 1e6);
 
@@ -183,7 +185,7 @@ TEST(combine_fits_a)
 		sim_stream(&s, &st[i], cfg.n, 1448, 1000 + 5000.0 * i);
 		imtcp_analyse_stream(&st[i], &cfg, 0);
 	}
-	EXPECT_EQ(30 * MBIT, imtcp_combine(st, cfg.k, &cfg, 0, &edge));
+	EXPECT_EQ(30 * MBIT, imtcp_combine(st, cfg.k, &cfg, 0, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
 }
 
@@ -191,10 +193,10 @@ TEST(edge_results_widen_the_range)
 {
 	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
 
-	imtcp_est_update(&e, &cfg, 60 * MBIT, IMTCP_EDGE_HIGH);
+	imtcp_est_update(&e, &cfg, 60 * MBIT, IMTCP_EDGE_HIGH, 0);
 	EXPECT_EQ(50 * MBIT, e.bl);
 	EXPECT_EQ(90 * MBIT, e.bu);
-	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_LOW);
+	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_LOW, 0);
 	EXPECT_EQ(IMTCP_RATE_MIN, e.bl);
 	EXPECT_EQ(70 * MBIT, e.bu);
 	EXPECT_EQ(2, e.count);
@@ -204,11 +206,11 @@ TEST(range_centres_on_the_result)
 {
 	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
 
-	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE);
+	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 0);
 	EXPECT_EQ(25 * MBIT, e.bl);	/* A / 2 .. 3 A */
 	EXPECT_EQ(150 * MBIT, e.bu);
 	EXPECT_EQ(50 * MBIT, e.smoothed);
-	imtcp_est_update(&e, &cfg, 0, IMTCP_EDGE_NONE);	/* no result */
+	imtcp_est_update(&e, &cfg, 0, IMTCP_EDGE_NONE, 0);	/* no result */
 	EXPECT_EQ(1, e.count);
 }
 
@@ -222,22 +224,22 @@ TEST(the_first_result_is_provisional)
 {
 	struct imtcp_est e = { .bl = 1 * MBIT, .bu = 50 * MBIT };
 
-	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_LOW));
+	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_LOW, 0));
 	EXPECT_EQ(0, e.smoothed);
 	EXPECT_EQ(0, e.count);
 	EXPECT_EQ(IMTCP_RATE_MIN, e.bl);	/* not reported, but the */
 	EXPECT_EQ(25500000, e.bu);		/* range moves below it */
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 2 * MBIT, IMTCP_EDGE_NONE));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 2 * MBIT, IMTCP_EDGE_NONE, 0));
 	EXPECT_EQ(2 * MBIT, e.smoothed);
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 40 * MBIT, IMTCP_EDGE_NONE));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 40 * MBIT, IMTCP_EDGE_NONE, 0));
 	EXPECT_EQ(40 * MBIT, e.smoothed);
 	EXPECT_EQ(1, e.nhist);
 	EXPECT_EQ(2, e.count);
 	/* from then on every result is taken and averaged */
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 20 * MBIT, IMTCP_EDGE_NONE));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 20 * MBIT, IMTCP_EDGE_NONE, 0));
 	EXPECT_EQ(30 * MBIT, e.smoothed);	/* median 20, gain 1/2 */
 	EXPECT_EQ(2, e.nhist);
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 5 * MBIT, IMTCP_EDGE_LOW));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 5 * MBIT, IMTCP_EDGE_LOW, 0));
 }
 
 /*
@@ -252,6 +254,7 @@ TEST(a_fit_held_at_half_the_floor_is_the_lower_edge)
 	struct imtcp_stream st[IMTCP_K_MAX];
 	struct sim s = path(19);
 	enum imtcp_edge edge;
+	u32 rse;
 	double t = 1000;
 	u64 raw;
 	u32 i;
@@ -265,13 +268,63 @@ TEST(a_fit_held_at_half_the_floor_is_the_lower_edge)
 		imtcp_analyse_stream(&st[i], &cfg, 0);
 	}
 	/* the empty path's delay: every stream met a standing queue */
-	raw = imtcp_combine(st, cfg.k, &cfg, (s32)s.base_us, &edge);
+	raw = imtcp_combine(st, cfg.k, &cfg, (s32)s.base_us, &edge, &rse);
 	EXPECT_EQ(60 * MBIT, raw);
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
-	EXPECT_FALSE(imtcp_est_update(&e, &cfg, raw, edge));
+	EXPECT_FALSE(imtcp_est_update(&e, &cfg, raw, edge, 0));
 	EXPECT_EQ(0, e.smoothed);
 	EXPECT_LT(e.bl, 19 * MBIT);		/* the next range holds A */
 	EXPECT_EQ(260 * MBIT, e.bu);
+}
+
+/*
+ * A result whose standard error is four times the usual (and above
+ * IMTCP_RSE_FULL) moves the estimate by 1/16 of what a precise one
+ * would: the median result 80 against an estimate of 50 gives 50.9, not
+ * 65.
+ */
+TEST(an_imprecise_result_moves_the_estimate_less)
+{
+	struct imtcp_est e = { .bl = 10 * MBIT, .bu = 200 * MBIT };
+	struct imtcp_est f = e;
+
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_NONE, 50));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50));
+	EXPECT_EQ(50 * MBIT, e.smoothed);
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 400));
+	EXPECT_EQ(50 * MBIT, e.smoothed);	/* median 50 */
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 400));
+	/* median 80 of rse 400; usual 50, counted as 100: weight 16/256 */
+	EXPECT_EQ(50 * MBIT + 15 * MBIT * 16 / 256, e.smoothed);
+
+	/* the same results with no standard error count in full */
+	imtcp_est_update(&f, &cfg, 1 * MBIT, IMTCP_EDGE_NONE, 0);
+	imtcp_est_update(&f, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 0);
+	imtcp_est_update(&f, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 0);
+	imtcp_est_update(&f, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 0);
+	imtcp_est_update(&f, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 0);
+	EXPECT_EQ(65 * MBIT, f.smoothed);
+}
+
+/*
+ * Where every result is as imprecise (a noisy path), the usual precision
+ * is that one and each result counts in full: weights relative to a
+ * fixed standard would leave the estimate where it started.
+ */
+TEST(equally_imprecise_results_count_in_full)
+{
+	struct imtcp_est e = { .bl = 10 * MBIT, .bu = 200 * MBIT };
+	u32 i;
+
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_NONE, 500));
+	for (i = 0; i < 3; i++)
+		imtcp_est_update(&e, &cfg, 20 * MBIT, IMTCP_EDGE_NONE, 500);
+	EXPECT_EQ(20 * MBIT, e.smoothed);
+	for (i = 0; i < 4; i++)
+		imtcp_est_update(&e, &cfg, 60 * MBIT, IMTCP_EDGE_NONE, 500);
+	/* median 60 from the second on: 40, 50, 55 */
+	EXPECT_EQ(55 * MBIT, e.smoothed);
 }
 
 /* Only the first result's lower edge is dropped, and only once. */
@@ -279,13 +332,13 @@ TEST(a_later_low_edge_is_taken)
 {
 	struct imtcp_est e = { .bl = 10 * MBIT, .bu = 50 * MBIT };
 
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 30 * MBIT, IMTCP_EDGE_NONE));
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 15 * MBIT, IMTCP_EDGE_LOW));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 30 * MBIT, IMTCP_EDGE_NONE, 0));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 15 * MBIT, IMTCP_EDGE_LOW, 0));
 	EXPECT_EQ(15 * MBIT, e.smoothed);	/* replaced, not averaged */
 	EXPECT_EQ(2, e.count);
 	e = (struct imtcp_est){ .bl = 10 * MBIT, .bu = 50 * MBIT };
-	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 10 * MBIT, IMTCP_EDGE_LOW));
-	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 10 * MBIT, IMTCP_EDGE_LOW));
+	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 10 * MBIT, IMTCP_EDGE_LOW, 0));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 10 * MBIT, IMTCP_EDGE_LOW, 0));
 	EXPECT_EQ(10 * MBIT, e.smoothed);
 }
 
