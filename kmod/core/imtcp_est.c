@@ -56,6 +56,8 @@
 #define IMTCP_SEG_UNIT		256	/* fluid_rse's queue: 1/256 segment */
 #define IMTCP_Z_MAX		16777216	/* 2^24; larger: no rse computed */
 #define IMTCP_RSE_FULL		100	/* permille: counts in full (smooth) */
+#define IMTCP_WEIGHT_FULL	256	/* a result's weight in the estimate */
+#define IMTCP_WEIGHT_MIN	13	/* at least 1/20 */
 
 /* The rate of the gap after segment j (0 .. n - 2) of a stream. */
 u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j)

@@ -26,8 +26,6 @@
 #define IMTCP_N_MAX		16
 #define IMTCP_K_MAX		8	/* streams per measurement */
 #define IMTCP_HIST		8	/* raw results kept for the range */
-#define IMTCP_WEIGHT_FULL	256	/* a result's weight in the estimate */
-#define IMTCP_WEIGHT_MIN	13	/* at least 1/20 */
 #define IMTCP_RSE_MAX		65535	/* a result's standard error, permille */
 
 /* Lowest rate a stream is sent at: 100 kbit/s. */

@@ -110,9 +110,8 @@ static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 	 * runs backwards (the link would gain work) */
 	double t = t0 > s->now_us ? t0 : s->now_us;
 	enum imtcp_edge edge;
-	u32 rse;
+	u32 i, rse;
 	u64 raw;
-	u32 i;
 
 	sim_advance(s, t);
 	if (s->q_us < s->standing_us)
