@@ -327,6 +327,57 @@ TEST(equally_imprecise_results_count_in_full)
 	EXPECT_EQ(55 * MBIT, e.smoothed);
 }
 
+/*
+ * Random stream pairs over the whole range the module allows (segments
+ * of 536 B to 64 KB, streams of 10 us to 4 s, delays to the cap, rates
+ * from 100 kbit/s to 1 Tbit/s, departures across the u32 wrap) through
+ * both fits and the standard error: no arithmetic fault (the unit tests
+ * run under UBSan without recovery, so a signed overflow fails the test)
+ * and the standard error within its range.
+ */
+TEST(fits_survive_random_extreme_streams)
+{
+	static const u32 segs[] = { 536, 1448, 8948, 65535 };
+	struct imtcp_stream st[2];
+	u32 n, i, j, rse, fluid = 0;
+	enum imtcp_edge edge;
+	u64 raw;
+
+	srand(1);	/* the same cases every run */
+	for (n = 0; n < 20000; n++) {
+		/* every fourth: fast streams over long spans, the largest sums */
+		u32 fast = n % 4 == 0, tx = (u32)rand() * 2u;
+		u32 span = 10u << (fast ? 14 + rand() % 5 : rand() % 19);
+		s32 rise = rand() % 70000, d0 = 41000 + rand() % 100000;
+
+		for (i = 0; i < 2; i++) {
+			st[i].lo_bps = IMTCP_RATE_MIN <<
+				       (fast ? 20 + rand() % 4 : rand() % 24);
+			st[i].hi_bps = st[i].lo_bps + (st[i].lo_bps >> (rand() % 4));
+			st[i].seg_bytes = segs[rand() % 4];
+			st[i].nsamples = IMTCP_N_MAX;
+			st[i].outcome = rand() % 2 ? IMTCP_OUT_RISE : IMTCP_OUT_FLAT;
+			for (j = 0; j < IMTCP_N_MAX; j++) {
+				u32 g = IMTCP_N_MAX - 1 - j;
+
+				st[i].s[j].seg = j;
+				st[i].s[j].tx_us = tx + span -
+						   span / 225 * g * g;
+				st[i].s[j].delay_us = d0 + rise / 225 * j * j +
+						      rand() % 1000;
+			}
+		}
+		raw = imtcp_combine(st, 2, &cfg, 40000, &edge, &rse);
+		EXPECT_LE(rse, IMTCP_RSE_MAX);
+		EXPECT_LE(edge, IMTCP_EDGE_HIGH);
+		EXPECT_TRUE(raw || !rse);	/* no standard error of nothing */
+		fluid += rse > 0;
+	}
+	/* the standard error's path itself was taken (439 times) */
+	TH_LOG("%u of 20000 with a standard error", fluid);
+	EXPECT_GT(fluid, 200);
+}
+
 /* Only the first result's lower edge is dropped, and only once. */
 TEST(a_later_low_edge_is_taken)
 {
