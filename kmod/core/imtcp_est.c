@@ -510,10 +510,10 @@ static struct fx fx_sub(struct fx a, struct fx b)
 	return a.m > b.m ? fx_make(a.m - b.m, a.e) : (struct fx){ 0, 0 };
 }
 
-/* a * 2^q as an integer, at most @max. */
-static u64 fx_int(struct fx a, s32 q, u64 max)
+/* a as an integer, at most @max. */
+static u64 fx_int(struct fx a, u64 max)
 {
-	s32 e = a.e + q;
+	s32 e = a.e;
 
 	if (!a.m || e <= -32)
 		return 0;
@@ -627,8 +627,8 @@ static u32 fluid_rse(const struct imtcp_stream *st, u32 k, u64 a_bps)
 			     fx_mul(det, fx_make(f.samples - f.streams - 2,
 						 0))));
 	rse2 = fx_mul(rse2, fx_make(1000000, 0));	/* permille^2 */
-	return max_t(u32, isqrt64(fx_int(rse2, 0, (u64)IMTCP_RSE_MAX *
-						  IMTCP_RSE_MAX)), 1);
+	return max_t(u32, isqrt64(fx_int(rse2, (u64)IMTCP_RSE_MAX *
+					       IMTCP_RSE_MAX)), 1);
 }
 
 /*
