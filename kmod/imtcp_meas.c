@@ -549,16 +549,18 @@ u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *m)
 
 /*
  * Loss recovery, CWR or RTO: stop measuring at once (before the stack
- * retransmits), and give everything back.
+ * retransmits), and give everything back; a measurement whose streams
+ * had all left is analysed on the samples that came before.
  */
 void imtcp_meas_pause(struct sock *sk, struct imtcp_meas *m)
 {
-	u32 from = m->cu.state;
+	u32 from = m->cu.state, flags;
 
 	if (from == IMTCP_OFF)
 		return;
-	m->cu.state = IMTCP_OFF;
-	m->cu.stream = 0;
+	flags = imtcp_cu_pause(&m->cu);
+	if (flags & IMTCP_CU_MEASURED)
+		finish_measurement(sk, m);
 	enter_state(sk, m, from);
 }
 

@@ -74,7 +74,7 @@ struct imtcp_cu_view {
 
 /* What imtcp_cu_step() reports besides the new state. */
 #define IMTCP_CU_CHANGED	0x1	/* cu->state changed */
-#define IMTCP_CU_MEASURED	0x2	/* a measurement's ACKs are all in */
+#define IMTCP_CU_MEASURED	0x2	/* a measurement's ACKs are in */
 #define IMTCP_CU_FAILED		0x4	/* the stream ran dry; retried */
 #define IMTCP_CU_STREAM_DONE	0x8	/* a stream was sent in full */
 
@@ -84,6 +84,7 @@ void imtcp_cu_set_free_starts(struct imtcp_cu *cu, u32 n);
 void imtcp_cu_estimated(struct imtcp_cu *cu);
 u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 		  const struct imtcp_cu_view *v);
+u32 imtcp_cu_pause(struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 n, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us);

@@ -233,12 +233,36 @@ TEST(off_whenever_measurement_is_impossible)
 		cu.state = s;
 		cu.stream = 2;
 		v.can_measure = false;
-		EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
+		EXPECT_EQ(IMTCP_CU_CHANGED |
+			  (s == IMTCP_PASS ? IMTCP_CU_MEASURED : 0),
+			  imtcp_cu_step(&cu, N, K, &v));
 		EXPECT_EQ(IMTCP_OFF, cu.state);
 		EXPECT_EQ(0, cu.stream);
 		v.can_measure = true;
 		imtcp_cu_step(&cu, N, K, &v);
 		EXPECT_EQ(IMTCP_STORE, cu.state);
+	}
+}
+
+/*
+ * A pause (loss recovery) after every stream has left analyses what the
+ * ACKs brought so far; a pause during a hold or a stream does not.
+ */
+TEST(a_pause_after_all_streams_left_analyses_them)
+{
+	struct imtcp_cu cu = started();
+	u32 s;
+
+	for (s = IMTCP_OFF; s < IMTCP_NSTATES; s++) {
+		u32 want = s == IMTCP_OFF ? 0 : IMTCP_CU_CHANGED;
+
+		if (s == IMTCP_PASS)
+			want |= IMTCP_CU_MEASURED;
+		cu.state = s;
+		cu.stream = s == IMTCP_PASS ? K : 1;
+		EXPECT_EQ(want, imtcp_cu_pause(&cu));
+		EXPECT_EQ(IMTCP_OFF, cu.state);
+		EXPECT_EQ(0, cu.stream);
 	}
 }
 
