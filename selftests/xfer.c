@@ -20,9 +20,11 @@
  *       -F MS milliseconds (1-10000: a sender of whole groups of
  *       pictures or media segments writes larger chunks less often).
  *       -T writes, every 100 ms while sending, one line "MONOTONIC_SECONDS
- *       DELIVERY_RATE_BPS CC_BW_BPS" to FILE: tcpi_delivery_rate, and
- *       the congestion control's own bandwidth figure from TCP_CC_INFO
- *       (imtcp's estimate, BBR's bw; 0 for others), both in bit/s.
+ *       DELIVERY_RATE_BPS CC_BW_BPS BYTES_ACKED" to FILE:
+ *       tcpi_delivery_rate, and the congestion control's own bandwidth
+ *       figure from TCP_CC_INFO (imtcp's estimate, BBR's bw; 0 for
+ *       others), both in bit/s, and tcpi_bytes_acked (the throughput
+ *       over time, from one line to the next).
  *       -S connects at once but sends the first byte at EPOCH (seconds
  *       since 1970, CLOCK_REALTIME, fractions allowed), so that flows
  *       started one after the other begin together: under emulation
@@ -286,9 +288,10 @@ static void *sample_loop(void *arg)
 
 		memset(&ti, 0, sizeof(ti));
 		getsockopt(s->fd, IPPROTO_TCP, TCP_INFO, &ti, &len);
-		fprintf(s->out, "%.6f %llu %llu\n", now(),
+		fprintf(s->out, "%.6f %llu %llu %llu\n", now(),
 			(unsigned long long)ti.tcpi_delivery_rate * 8,
-			cc_bw_bps(s->fd, cc));
+			cc_bw_bps(s->fd, cc),
+			(unsigned long long)ti.tcpi_bytes_acked);
 		usleep(SAMPLE_USECS);
 	}
 	return NULL;

@@ -57,6 +57,8 @@ MTU = int(os.environ.get("TOPO_MTU", "1500"))
 MSS, FRAME = MTU - 52, MTU + 14
 PAYLOAD = MSS / FRAME
 TRUTH = "truth A = C - cross"
+IMTCP_TPUT = "imtcp throughput"
+RENO_TPUT = "reno throughput (own run)"
 
 
 def read_truth(path, c):
@@ -166,13 +168,38 @@ def first_sample(path):
         return 0.0
 
 
-def write_series(path, sources, truth=()):
+def throughput(path):
+    """Throughput over time from xfer -T's samples: the bytes ACKed from
+    one line to the next over the time between them, as (t_s since the
+    run's first sample, Mbit/s); none from an older xfer's lines, which
+    lack tcpi_bytes_acked."""
+    out, prev, t0 = [], None, first_sample(path)
+    try:
+        lines = open(path).read().split("\n")
+    except OSError:
+        return out
+    for line in lines:
+        v = line.split()
+        if len(v) < 4:
+            continue
+        t, acked = float(v[0]), int(v[3])
+        if prev is not None and t > prev[0]:
+            out.append((round(t - t0, 3),
+                        (acked - prev[1]) * 8 / (t - prev[0]) / 1e6))
+        prev = (t, acked)
+    return out
+
+
+def write_series(path, sources, truth=(), rates=()):
     """The 100 ms samples as t_s (since each run's first sample), source,
-    mbps, for the plots; then TRUTH, (t_s, mbps) rows of the truth."""
+    mbps, for the plots; TRUTH, (t_s, mbps) rows of the truth; and
+    @rates, (label, [(t_s, mbps)]) series already computed."""
     with open(path, "w") as f:
         out = csv.writer(f)
         out.writerow(["t_s", "source", "mbps"])
         out.writerows((round(t, 3), TRUTH, round(a, 3)) for t, a in truth)
+        for label, pts in rates:
+            out.writerows((t, label, round(x, 3)) for t, x in pts)
         for label, spath, col in sources:
             t0 = first_sample(spath)
             try:
@@ -181,7 +208,7 @@ def write_series(path, sources, truth=()):
                 continue
             for line in lines:
                 v = line.split()
-                if len(v) == 3 and int(v[col]):
+                if len(v) >= 3 and int(v[col]):
                     out.writerow([round(float(v[0]) - t0, 3), label,
                                   int(v[col]) / 1e6])
 
@@ -220,7 +247,9 @@ def scenario(name, c_frames, workdir, outdir):
     write_series(os.path.join(outdir, f"accuracy-{name}-series.csv"),
                  [("imtcp tcpi_delivery_rate", wf("imtcp.samples"), 1),
                   ("BBR bw (own run)", wf("bbr.samples"), 2)],
-                 [(t - connect, a) for t, a in during])
+                 [(t - connect, a) for t, a in during],
+                 [(IMTCP_TPUT, throughput(wf("imtcp.samples"))),
+                  (RENO_TPUT, throughput(wf("reno.samples")))])
     srtt = statistics.median(e[3] for e in est) / 1e6 if est else 0.04
     dur = (est[-1][0] - connect) if est else 0
     steps = step_tracking(est, during, c, connect, srtt) if name == "S1" else []
@@ -243,7 +272,7 @@ def scenario(name, c_frames, workdir, outdir):
         "bbr_p90_err_pct_c": 100 * pct(bbr, 0.9) if bbr else None,
         "dlv_median_mbps": statistics.median(
             int(l.split()[1]) / 1e6 for l in open(wf("imtcp.samples"))
-            if len(l.split()) == 3) if dlv else None,
+            if len(l.split()) >= 3) if dlv else None,
     }
     with open(os.path.join(outdir, "accuracy.jsonl"), "a") as f:
         f.write(json.dumps(res) + "\n")
@@ -309,6 +338,21 @@ def together_summary(rows):
     if len({t.get("kind", t["name"]) for t in both}) > 1:
         out.append(summarise("imtcp/reno, both orders", both))
     return out
+
+
+def plot_throughput(ax, series, c):
+    """The lower panel: imtcp's throughput and reno's (its own run over
+    the same cross-traffic profile) per 100 ms, against the truth."""
+    for label, color in ((IMTCP_TPUT, "C3"), (RENO_TPUT, "C0")):
+        pts = [x for x in series if x["source"] == label]
+        ax.plot([float(x["t_s"]) for x in pts],
+                [float(x["mbps"]) for x in pts], lw=0.8, color=color,
+                label=label if pts else label + ": no samples")
+    ax.set_ylim(0, 1.5 * c)
+    ax.set_xlabel("time since connect (s)")
+    ax.set_ylabel("Mbit/s")
+    ax.set_title("throughput per 100 ms: imtcp and reno")
+    ax.legend(loc="upper right")
 
 
 def table(outdir, c):
@@ -393,16 +437,17 @@ def table(outdir, c):
         rows = list(csv.DictReader(open(os.path.join(
             outdir, f"accuracy-{r['name']}.csv"))))
         t = [float(x["t_s"]) for x in rows]
-        fig, ax = plt.subplots(figsize=(8, 3.5))
+        fig, (ax, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
         spath = os.path.join(outdir, f"accuracy-{r['name']}-series.csv")
         series = list(csv.DictReader(open(spath))) if os.path.exists(spath) else []
         # the truth's 100 ms bins; older series files have only the
         # truth at each estimate
         truth = [x for x in series if x["source"] == TRUTH]
         if truth:
-            ax.plot([float(x["t_s"]) for x in truth],
-                    [float(x["mbps"]) for x in truth], label=TRUTH,
-                    color="black", lw=1.2)
+            for a in (ax, ax2):
+                a.plot([float(x["t_s"]) for x in truth],
+                       [float(x["mbps"]) for x in truth], label=TRUTH,
+                       color="black", lw=1.2)
         else:
             ax.plot(t, [float(x["truth_mbps"] or "nan") for x in rows],
                     label=TRUTH, color="black", lw=1.5)
@@ -416,10 +461,10 @@ def table(outdir, c):
         ax.plot(t, [float(x["estimate_mbps"]) for x in rows], "o",
                 label="imtcp estimate", ms=3, color="C3")
         ax.set_ylim(0, 2 * float(c))
-        ax.set_xlabel("time since connect (s)")
         ax.set_ylabel("Mbit/s")
         ax.set_title(f"imtcp, scenario {r['name']}")
         ax.legend(loc="upper right")
+        plot_throughput(ax2, series, float(c))
         fig.tight_layout()
         fig.savefig(os.path.join(outdir, f"accuracy-{r['name']}.png"), dpi=100)
         plt.close(fig)

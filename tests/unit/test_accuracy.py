@@ -6,6 +6,7 @@ kselftest harness's, for scripts/test-all.sh to count."""
 import os
 import random
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -62,6 +63,29 @@ class StepTracking(unittest.TestCase):
     def test_jitter_alone_is_no_step(self):
         bins = profile([40, 40], jitter=4.0)
         self.assertEqual(accuracy.step_tracking([], bins, C, 0.0, SRTT), [])
+
+
+class Throughput(unittest.TestCase):
+    def samples(self, lines):
+        f = tempfile.NamedTemporaryFile("w", suffix=".samples", delete=False)
+        f.write("".join(line + "\n" for line in lines))
+        f.close()
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
+    def test_bytes_acked_between_lines_over_their_time(self):
+        # 12.5 MB/s = 100 Mbit/s for 0.1 s, then 25 Mbit/s for 0.2 s
+        path = self.samples(["5.0 0 0 1000", "5.1 0 0 1251000",
+                             "5.3 0 0 1876000"])
+        got = accuracy.throughput(path)
+        self.assertEqual([t for t, _ in got], [0.1, 0.3])
+        self.assertAlmostEqual(got[0][1], 100.0)
+        self.assertAlmostEqual(got[1][1], 25.0)
+
+    def test_lines_of_an_older_xfer_give_none(self):
+        path = self.samples(["5.0 100 0", "5.1 100 0"])
+        self.assertEqual(accuracy.throughput(path), [])
+        self.assertEqual(accuracy.throughput(path + ".missing"), [])
 
 
 class Tap(unittest.TextTestResult):
