@@ -142,17 +142,20 @@ def xfer_fields(path):
         return {}
 
 
+def sample_rows(path):
+    """xfer -T's lines as lists of fields; none if there is no file."""
+    try:
+        return [line.split() for line in open(path) if line.strip()]
+    except OSError:
+        return []
+
+
 def sample_errors(path, bins, c, column, t_from):
     """|rate - A| / C for the 100 ms samples of xfer -T (column 1:
     tcpi_delivery_rate, 2: the congestion control's own figure), from
     t_from on, skipping zeros (no figure yet)."""
     errs = []
-    try:
-        lines = open(path).read().split("\n")
-    except OSError:
-        return errs
-    for line in lines:
-        v = line.split()
+    for v in sample_rows(path):
         if len(v) < 3 or float(v[0]) < t_from or int(v[column]) == 0:
             continue
         a = truth_at(bins, float(v[0]))
@@ -174,12 +177,7 @@ def throughput(path):
     run's first sample, Mbit/s); none from an older xfer's lines, which
     lack tcpi_bytes_acked."""
     out, prev, t0 = [], None, first_sample(path)
-    try:
-        lines = open(path).read().split("\n")
-    except OSError:
-        return out
-    for line in lines:
-        v = line.split()
+    for v in sample_rows(path):
         if len(v) < 4:
             continue
         t, acked = float(v[0]), int(v[3])
@@ -202,12 +200,7 @@ def write_series(path, sources, truth=(), rates=()):
             out.writerows((t, label, round(x, 3)) for t, x in pts)
         for label, spath, col in sources:
             t0 = first_sample(spath)
-            try:
-                lines = open(spath).read().split("\n")
-            except OSError:
-                continue
-            for line in lines:
-                v = line.split()
+            for v in sample_rows(spath):
                 if len(v) >= 3 and int(v[col]):
                     out.writerow([round(float(v[0]) - t0, 3), label,
                                   int(v[col]) / 1e6])
@@ -271,8 +264,8 @@ def scenario(name, c_frames, workdir, outdir):
         "bbr_median_err_pct_c": med(bbr),
         "bbr_p90_err_pct_c": 100 * pct(bbr, 0.9) if bbr else None,
         "dlv_median_mbps": statistics.median(
-            int(l.split()[1]) / 1e6 for l in open(wf("imtcp.samples"))
-            if len(l.split()) >= 3) if dlv else None,
+            int(v[1]) / 1e6 for v in sample_rows(wf("imtcp.samples"))
+            if len(v) >= 3) if dlv else None,
     }
     with open(os.path.join(outdir, "accuracy.jsonl"), "a") as f:
         f.write(json.dumps(res) + "\n")
