@@ -313,9 +313,12 @@ static u32 step_pass(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
  * ACKs brought so far (IMTCP_CU_MEASURED): the delays came before the
  * pause, and a loss most often cuts a measurement there (its streams
  * pushed the queue over, or the window's growth did). Traced at MTU 9000
- * beside 80 % of C in CBR, 3 of 13 measurements ended so, among them the
- * connection's first two; their budget was spent and their result lost.
- * A measurement cut earlier (a hold, a stream) has too little to show.
+ * beside 80 % of C in CBR, 3 of 13 measurements of a transfer ended so,
+ * its first two among them: their budget was spent, their result lost.
+ * Over five transfers (40-80 % CBR) 13 were cut in PASS: four had
+ * samples and gave results 4.3-17.0 Mbit/s from A, nine had none yet
+ * (the loss showed on segments sent before the streams). A measurement
+ * cut earlier (a hold, a stream) has too little to show.
  */
 u32 imtcp_cu_pause(struct imtcp_cu *cu)
 {
