@@ -43,6 +43,7 @@ struct imtcp_cu {
 	u8 clocked;	/* last_us is set */
 	u8 limited;	/* the window kept data back at the last step */
 	u8 free_starts;	/* measurements that may still start in debt */
+	u8 slow_start;	/* the measurement began in slow start */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 budget;	/* percent of time that holds may cost */
 	u32 last_us;	/* when the budget was last brought up to date */

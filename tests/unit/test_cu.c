@@ -246,11 +246,13 @@ TEST(off_whenever_measurement_is_impossible)
 
 /*
  * A pause (loss recovery) after every stream has left analyses what the
- * ACKs brought so far; a pause during a hold or a stream does not.
+ * ACKs brought so far; a pause during a hold or a stream does not, nor
+ * one that ends a measurement begun in slow start.
  */
 TEST(a_pause_after_all_streams_left_analyses_them)
 {
 	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
 	u32 s;
 
 	for (s = IMTCP_OFF; s < IMTCP_NSTATES; s++) {
@@ -264,6 +266,23 @@ TEST(a_pause_after_all_streams_left_analyses_them)
 		EXPECT_EQ(IMTCP_OFF, cu.state);
 		EXPECT_EQ(0, cu.stream);
 	}
+
+	/* begun in slow start: dropped; the next, in congestion avoidance,
+	 * analysed again */
+	v.slow_start = true;
+	v.cwnd = 10 * N;
+	v.in_flight = v.cwnd;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	cu.state = IMTCP_PASS;
+	cu.stream = K;
+	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_pause(&cu));
+	v.slow_start = false;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	cu.state = IMTCP_PASS;
+	cu.stream = K;
+	EXPECT_EQ(IMTCP_CU_MEASURED | IMTCP_CU_CHANGED, imtcp_cu_pause(&cu));
 }
 
 TEST(hold_time)
