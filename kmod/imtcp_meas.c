@@ -550,7 +550,8 @@ u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *m)
 /*
  * Loss recovery, CWR or RTO: stop measuring at once (before the stack
  * retransmits), and give everything back; a measurement whose streams
- * had all left is analysed on the samples that came before.
+ * had all left (and that did not begin in slow start) is analysed on the
+ * samples that came before (imtcp_cu_pause).
  */
 void imtcp_meas_pause(struct sock *sk, struct imtcp_meas *m)
 {
