@@ -597,7 +597,7 @@ static bool rse_stream(const struct imtcp_stream *st, u64 ap,
 static u32 fluid_rse(const struct imtcp_stream *st, u32 k, u64 a_bps)
 {
 	struct rse_sums f = { 0 };
-	struct fx sse, det, ba, rse2;
+	struct fx sse, det, ba, rse2, zy, zz;
 	u64 ap = 0;
 	u32 i;
 
@@ -615,14 +615,15 @@ static u32 fluid_rse(const struct imtcp_stream *st, u32 k, u64 a_bps)
 	}
 	if (f.zy <= 0 || f.zz <= 0 || f.samples <= f.streams + 2)
 		return IMTCP_RSE_MAX;
-	sse = fx_sub(fx_abs(f.yy),
-		     fx_div(fx_mul(fx_abs(f.zy), fx_abs(f.zy)), fx_abs(f.zz)));
+	zy = fx_abs(f.zy);
+	zz = fx_abs(f.zz);
+	sse = fx_sub(fx_abs(f.yy), fx_div(fx_mul(zy, zy), zz));
 	det = fx_sub(fx_mul(fx_abs(f.aa), fx_abs(f.tt)),
 		     fx_mul(fx_abs(f.at), fx_abs(f.at)));
-	ba = fx_div(fx_mul(fx_abs(f.zy), fx_make(ap, -16)), fx_abs(f.zz));
+	ba = fx_div(fx_mul(zy, fx_make(ap, -16)), zz);
 	if (!det.m || !ba.m)
 		return IMTCP_RSE_MAX;
-	rse2 = fx_div(fx_mul(sse, fx_abs(f.zz)),
+	rse2 = fx_div(fx_mul(sse, zz),
 		      fx_mul(fx_mul(ba, ba),
 			     fx_mul(det, fx_make(f.samples - f.streams - 2,
 						 0))));
