@@ -407,11 +407,11 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	s32 ceiling = imtcp_queue_ceiling(m->delay_max, m->delay_min,
 					  &m->cfg);
+	u64 busy = imtcp_busy_bps(&m->busy), fit, raw;
 	u32 min_rtt = tcp_min_rtt(tp);
 	enum imtcp_edge edge;
 	u32 i, rse;
 	bool taken;
-	u64 raw;
 
 	m->delay_max[1] = m->delay_max[0];
 	m->delay_max[0] = 0;
@@ -425,7 +425,8 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 				   m->cfg.n, st->seg_bytes, st->nsamples,
 				   st->outcome, min_rtt);
 	}
-	raw = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge, &rse);
+	fit = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge, &rse);
+	raw = imtcp_busy_bound(fit, busy, &edge, &rse);
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
 	taken = imtcp_est_update(&m->est, &m->cfg, raw, edge, rse);
 	imtcp_cu_result(&m->cu, raw != 0);
@@ -435,7 +436,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	publish_estimate(m);
 	imtcp_stat_estimate();
 	imtcp_nl_estimate_event(m);
-	trace_imtcp_estimate(m->cookie, m->est.smoothed, raw, m->est.bl,
+	trace_imtcp_estimate(m->cookie, m->est.smoothed, fit, busy, m->est.bl,
 			     m->est.bu, edge, tp->srtt_us >> 3,
 			     tcp_snd_cwnd(tp), m->cu.m, m->est.count, rse);
 }
@@ -484,12 +485,34 @@ static void track_delivery(struct sock *sk, struct imtcp_meas *m,
 	m->dlv_max = imtcp_rate_bps(rs->delivered, mss, rs->interval_us);
 }
 
+/*
+ * The delivery rate while the bottleneck was busy, an upper bound of A
+ * (core/imtcp_busy.c): an ACK within 4 noise_us of the minimum RTT says
+ * the queue may have emptied.
+ */
+static void track_busy(struct sock *sk, struct imtcp_meas *m,
+		       const struct rate_sample *rs)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 base = tcp_min_rtt(tp);
+
+	if (base == ~0U)
+		return;
+	imtcp_busy_ack(&m->busy, tp->tcp_mstamp, rs->rtt_us,
+		       base + 4 * m->cfg.noise_us);
+	if (rs->delivered > 0 && rs->interval_us > 0 && !rs->is_app_limited)
+		imtcp_busy_rate(&m->busy, tp->tcp_mstamp, rs->delivered,
+				tp->mss_cache, rs->interval_us,
+				tp->srtt_us >> 3);
+}
+
 /* Per ACK, after Reno has updated the window. */
 void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,
 		       const struct rate_sample *rs)
 {
 	publish_path(sk, m);
 	track_delivery(sk, m, rs);
+	track_busy(sk, m, rs);
 	if (m->cu.state != IMTCP_OFF)
 		take_sample(sk, m, rs);
 	step(sk, m);
@@ -610,6 +633,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk)
 	imtcp_cu_init(&m->cu, m->cfg.n);
 	imtcp_cu_set_budget(&m->cu, READ_ONCE(hold_budget));
 	imtcp_cu_set_free_starts(&m->cu, READ_ONCE(free_starts));
+	imtcp_busy_init(&m->busy, tcp_clock_us());
 	sock_diag_save_cookie(sk, cookie);
 	m->cookie = (u64)cookie[1] << 32 | cookie[0];
 	set_identity(sk, m);

@@ -10,6 +10,7 @@
 
 #include "core/imtcp_cu.h"
 #include "core/imtcp_est.h"
+#include "core/imtcp_busy.h"
 
 /*
  * What readers outside the socket (netlink) see of it: written with
@@ -58,6 +59,7 @@ struct imtcp_meas {
 	u64 cookie;			/* socket cookie, as ss shows it */
 	u32 mss;			/* segment size of the streams */
 	u64 dlv_max;			/* highest recent delivery rate, bit/s */
+	struct imtcp_busy busy;		/* .. and while the link was busy */
 	s32 delay_max[2];		/* top sample delay, this and last */
 	s32 delay_min[2];		/* lowest, this and last (0: none) */
 	u32 streams_failed;

@@ -98,13 +98,15 @@ TRACE_EVENT(imtcp_sample,
 );
 
 TRACE_EVENT(imtcp_estimate,
-	    TP_PROTO(u64 cookie, u64 bps, u64 raw_bps, u64 bl, u64 bu, u32 edge,
-		     u32 srtt_us, u32 cwnd, u32 m, u32 count, u32 rse),
-	    TP_ARGS(cookie, bps, raw_bps, bl, bu, edge, srtt_us, cwnd, m, count,
-		    rse),
+	    TP_PROTO(u64 cookie, u64 bps, u64 raw_bps, u64 busy_bps, u64 bl,
+		     u64 bu, u32 edge, u32 srtt_us, u32 cwnd, u32 m, u32 count,
+		     u32 rse),
+	    TP_ARGS(cookie, bps, raw_bps, busy_bps, bl, bu, edge, srtt_us, cwnd,
+		    m, count, rse),
 	    TP_STRUCT__entry(__field(u64, cookie)
 			     __field(u64, bps)
 			     __field(u64, raw_bps)
+			     __field(u64, busy_bps)
 			     __field(u64, bl)
 			     __field(u64, bu)
 			     __field(u32, edge)
@@ -117,6 +119,7 @@ TRACE_EVENT(imtcp_estimate,
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->bps = bps;
 			   __entry->raw_bps = raw_bps;
+			   __entry->busy_bps = busy_bps;
 			   __entry->bl = bl;
 			   __entry->bu = bu;
 			   __entry->edge = edge;
@@ -126,9 +129,9 @@ TRACE_EVENT(imtcp_estimate,
 			   __entry->count = count;
 			   __entry->rse = rse;
 	    ),
-	    TP_printk("cookie=%llu bps=%llu raw=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u",
+	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u",
 		      __entry->cookie, __entry->bps, __entry->raw_bps,
-		      __entry->bl, __entry->bu, __entry->edge, __entry->srtt_us,
+		      __entry->busy_bps, __entry->bl, __entry->bu, __entry->edge, __entry->srtt_us,
 		      __entry->cwnd, __entry->m, __entry->count, __entry->rse)
 );
 

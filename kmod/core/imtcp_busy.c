@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A bound on A from the connection's own delivery rate (see imtcp_busy.h).
+ *
+ * While a queue stands at the bottleneck the link is busy, and all it
+ * serves is this connection and the other traffic; so what the connection
+ * is delivered at over such a time is C less the others' rate: A itself
+ * (the benchmark's truth, C - cross at the router, is the same figure).
+ * A measurement, though, sees A over its streams, a few milliseconds,
+ * where a burst or a gap of the cross traffic (or, at MTU 9000 and
+ * A = 20 Mbit/s in the VM, the service of one 9 KB cross datagram, 0.7 ms
+ * of a stream of 3-12 ms) weighs heavily; a connection's first results
+ * there read 34-59 Mbit/s for a delivery rate of 20-30 (traced: the
+ * delays of those streams really did rise as if A were 43-76). Such a
+ * result is held at 5/4 of the highest rate the connection was
+ * delivered at over busy intervals in the last 4-8 srtt (the margin: one
+ * rate sample scatters with the cross traffic too). A falling A brings
+ * the bound down within 8 srtt; a rising one raises it at once, as the
+ * connection takes the room (or, when its queue empties, no interval is
+ * busy any more and no bound applies). While a queue still holds more of
+ * the connection's data than it would at A (after a slow start's
+ * overshoot) the connection gets more than A: the bound is loose then,
+ * not wrong.
+ *
+ * Busy means every ACK over the rate sample's interval came back more
+ * than @empty_us after the minimum RTT would have (the caller's margin
+ * for delay noise): an ACK within it says the queue may have emptied,
+ * and from then on the link may have idled, so the connection's rate
+ * says nothing about A. Application-limited rate samples are not offered
+ * (the caller's job): such a sender is delivered at its own rate.
+ */
+#include "imtcp_busy.h"
+
+void imtcp_busy_init(struct imtcp_busy *b, u64 now_us)
+{
+	b->since_us = now_us;
+	b->start_us = now_us;
+	b->max_bps[0] = 0;
+	b->max_bps[1] = 0;
+}
+
+/* An ACK with an RTT sample (@rtt_us < 0: none): did it see a queue? */
+void imtcp_busy_ack(struct imtcp_busy *b, u64 now_us, s64 rtt_us,
+		    u32 empty_us)
+{
+	if (rtt_us >= 0 && rtt_us <= empty_us)
+		b->since_us = now_us;
+}
+
+/* Start a new window of the maximum every IMTCP_BUSY_WINDOW_RTTS srtt. */
+static void next_window(struct imtcp_busy *b, u64 now_us, u32 srtt_us)
+{
+	if (now_us - b->start_us < (u64)srtt_us * IMTCP_BUSY_WINDOW_RTTS)
+		return;
+	b->max_bps[1] = b->max_bps[0];
+	b->max_bps[0] = 0;
+	b->start_us = now_us;
+}
+
+/*
+ * A rate sample: @delivered segments of @mss bytes over the @interval_us
+ * that ended now. It counts if the queue stood all that time.
+ */
+void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
+		     u32 mss, u32 interval_us, u32 srtt_us)
+{
+	u64 bps;
+
+	next_window(b, now_us, srtt_us);
+	if (!delivered || !interval_us || now_us < b->since_us ||
+	    now_us - b->since_us < interval_us)
+		return;
+	bps = imtcp_rate_bps(delivered, mss, interval_us);
+	b->max_bps[0] = max_t(u64, b->max_bps[0], bps);
+}
+
+/* The highest busy delivery rate of the last two windows; 0: none. */
+u64 imtcp_busy_bps(const struct imtcp_busy *b)
+{
+	return max_t(u64, b->max_bps[0], b->max_bps[1]);
+}
+
+/*
+ * A result @raw (imtcp_combine, with its @edge and @rse) held at 5/4 of
+ * @busy_bps (0: no bound). A result held is no longer an upper edge, and
+ * its standard error, the fit's, no longer applies (0: unknown); one at
+ * the lower edge stays there (the bound agrees: A is lower still).
+ */
+u64 imtcp_busy_bound(u64 raw, u64 busy_bps, enum imtcp_edge *edge, u32 *rse)
+{
+	u64 top = busy_bps + busy_bps / 4;
+
+	if (!busy_bps || raw <= top)
+		return raw;
+	if (*edge != IMTCP_EDGE_LOW)
+		*edge = IMTCP_EDGE_NONE;
+	*rse = 0;
+	return top;
+}

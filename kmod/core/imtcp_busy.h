@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a busy bottleneck gives the connection (imtcp_busy.c): the highest
+ * delivery rate it had over intervals in which every ACK showed a queue,
+ * and the bound that puts on a measurement's result.
+ */
+#ifndef _IMTCP_BUSY_H
+#define _IMTCP_BUSY_H
+
+#include "imtcp_est.h"
+
+#define IMTCP_BUSY_WINDOW_RTTS	4	/* a window of the maximum, in srtt */
+
+struct imtcp_busy {
+	u64 since_us;		/* the latest ACK that showed no queue */
+	u64 start_us;		/* when the current window began */
+	u64 max_bps[2];		/* highest busy rate: this window, the last */
+};
+
+void imtcp_busy_init(struct imtcp_busy *b, u64 now_us);
+void imtcp_busy_ack(struct imtcp_busy *b, u64 now_us, s64 rtt_us,
+		    u32 empty_us);
+void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
+		     u32 mss, u32 interval_us, u32 srtt_us);
+u64 imtcp_busy_bps(const struct imtcp_busy *b);
+u64 imtcp_busy_bound(u64 raw, u64 busy_bps, enum imtcp_edge *edge,
+		     u32 *rse);
+
+#endif /* _IMTCP_BUSY_H */

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the busy-link bound (kmod/core/imtcp_busy.c): which rate
+ * samples count as taken on a busy link, how long the highest one lasts,
+ * and what the bound does to a measurement's result.
+ */
+#include "kselftest_harness.h"
+#include "core/imtcp_busy.h"
+
+#define MBIT	1000000ULL
+#define MSS	8948
+#define BASE	40000		/* minimum RTT, us */
+#define EMPTY	(BASE + 2000)	/* an RTT at most this: no queue */
+#define SRTT	60000
+
+/* Segments of MSS bytes that make @mbit over @us. */
+static u32 segs_for(u64 mbit, u32 us)
+{
+	return (u32)(mbit * MBIT * us / (8ULL * MSS * 1000000));
+}
+
+/*
+ * A connection delivered at @mbit for @dur_us from @t, one ACK per ms
+ * with RTT @rtt_us and a rate sample over the last srtt. Returns the end.
+ */
+static u64 deliver(struct imtcp_busy *b, u64 t, u32 dur_us, u64 mbit,
+		   s64 rtt_us)
+{
+	u64 end = t + dur_us;
+
+	for (; t < end; t += 1000) {
+		imtcp_busy_ack(b, t, rtt_us, EMPTY);
+		imtcp_busy_rate(b, t, segs_for(mbit, SRTT), MSS, SRTT, SRTT);
+	}
+	return end;
+}
+
+/* Rates within one segment per srtt below (segment rounding: 7 %). */
+#define EXPECT_RATE(bps, mbit) do {					\
+	EXPECT_GE((bps), (mbit) * MBIT * 93 / 100);			\
+	EXPECT_LE((bps), (mbit) * MBIT);				\
+} while (0)
+
+TEST(nothing_before_a_busy_interval)
+{
+	struct imtcp_busy b;
+	enum imtcp_edge edge = IMTCP_EDGE_HIGH;
+	u32 rse = 50;
+
+	imtcp_busy_init(&b, 0);
+	EXPECT_EQ(0, imtcp_busy_bps(&b));
+	EXPECT_EQ(90 * MBIT, imtcp_busy_bound(90 * MBIT, 0, &edge, &rse));
+	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
+	EXPECT_EQ(50, rse);
+	/* a sample over an interval longer than the connection's life */
+	imtcp_busy_rate(&b, SRTT / 2, 10, MSS, SRTT, SRTT);
+	EXPECT_EQ(0, imtcp_busy_bps(&b));
+}
+
+TEST(a_standing_queue_gives_the_delivery_rate)
+{
+	struct imtcp_busy b;
+
+	imtcp_busy_init(&b, 0);
+	deliver(&b, 0, 3 * SRTT, 20, BASE + 20000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 20);
+}
+
+TEST(an_empty_queue_says_nothing)
+{
+	struct imtcp_busy b;
+	u64 t;
+
+	imtcp_busy_init(&b, 0);
+	t = deliver(&b, 0, 3 * SRTT, 20, EMPTY);
+	EXPECT_EQ(0, imtcp_busy_bps(&b));
+	/* one ACK without queue: samples reaching back past it do not count */
+	t = deliver(&b, t, 3 * SRTT, 20, BASE + 20000);
+	imtcp_busy_ack(&b, t, BASE, EMPTY);
+	imtcp_busy_rate(&b, t + SRTT - 1000, segs_for(90, SRTT), MSS, SRTT,
+			SRTT);
+	EXPECT_RATE(imtcp_busy_bps(&b), 20);
+	imtcp_busy_rate(&b, t + SRTT, segs_for(90, SRTT), MSS, SRTT, SRTT);
+	EXPECT_RATE(imtcp_busy_bps(&b), 90);
+}
+
+TEST(acks_without_rtt_sample_do_not_end_busy)
+{
+	struct imtcp_busy b;
+
+	imtcp_busy_init(&b, 0);
+	deliver(&b, 0, 3 * SRTT, 30, -1);
+	EXPECT_RATE(imtcp_busy_bps(&b), 30);
+}
+
+TEST(the_maximum_follows_a_fall_within_two_windows)
+{
+	struct imtcp_busy b;
+	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
+	u64 t;
+
+	imtcp_busy_init(&b, 0);
+	t = deliver(&b, 0, 2 * win, 60, BASE + 10000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 60);
+	t = deliver(&b, t, win / 2, 20, BASE + 30000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 60);		/* still in the window */
+	deliver(&b, t, 2 * win, 20, BASE + 30000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 20);
+}
+
+TEST(a_rise_raises_it_at_once)
+{
+	struct imtcp_busy b;
+	u64 t;
+
+	imtcp_busy_init(&b, 0);
+	t = deliver(&b, 0, 4 * SRTT, 20, BASE + 30000);
+	deliver(&b, t, 2 * SRTT, 60, BASE + 5000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 60);
+}
+
+TEST(the_bound)
+{
+	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u32 rse = 79;
+
+	/* below 5/4 of the busy rate: untouched */
+	EXPECT_EQ(24 * MBIT, imtcp_busy_bound(24 * MBIT, 20 * MBIT, &edge,
+					      &rse));
+	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
+	EXPECT_EQ(79, rse);
+	/* above: held there, the fit's standard error no longer applies */
+	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(58 * MBIT, 20 * MBIT, &edge,
+					      &rse));
+	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
+	EXPECT_EQ(0, rse);
+	/* an upper edge held is no edge any more */
+	edge = IMTCP_EDGE_HIGH;
+	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(80 * MBIT, 20 * MBIT, &edge,
+					      &rse));
+	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
+	/* a lower edge stays one */
+	edge = IMTCP_EDGE_LOW;
+	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(40 * MBIT, 20 * MBIT, &edge,
+					      &rse));
+	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
+}
+
+TEST_HARNESS_MAIN
