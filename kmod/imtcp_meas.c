@@ -487,8 +487,16 @@ static void track_delivery(struct sock *sk, struct imtcp_meas *m,
 
 /*
  * The delivery rate while the bottleneck was busy, an upper bound of A
- * (core/imtcp_busy.c): an ACK within 4 noise_us of the minimum RTT says
- * the queue may have emptied.
+ * (core/imtcp_busy.c): an ACK within 4 noise_us or an eighth of the
+ * minimum RTT of it, whichever is more, says the queue may have emptied.
+ * Less was not enough: after a loss at A = 99 Mbit/s in the VM, the
+ * streams kept the RTT 2-4 ms above its minimum while the link idled
+ * during the holds, and a connection delivered at 56 Mbit/s looked busy
+ * and held results of 95 at 70. The rate is over the ACKs' interval
+ * (rcv_interval_us), the pace at which the bottleneck handed on the
+ * connection's data: the sample's own interval, the longer of that and
+ * the send interval, reads low while a queue drains (69 Mbit/s for
+ * A = 99 in the recovery after a loss, traced).
  */
 static void track_busy(struct sock *sk, struct imtcp_meas *m,
 		       const struct rate_sample *rs)
@@ -499,10 +507,10 @@ static void track_busy(struct sock *sk, struct imtcp_meas *m,
 	if (base == ~0U)
 		return;
 	imtcp_busy_ack(&m->busy, tp->tcp_mstamp, rs->rtt_us,
-		       base + 4 * m->cfg.noise_us);
+		       base + max_t(u32, 4 * m->cfg.noise_us, base / 8));
 	if (rs->delivered > 0 && rs->interval_us > 0 && !rs->is_app_limited)
 		imtcp_busy_rate(&m->busy, tp->tcp_mstamp, rs->delivered,
-				tp->mss_cache, rs->interval_us,
+				tp->mss_cache, rs->rcv_interval_us,
 				tp->srtt_us >> 3);
 }
 

@@ -38,7 +38,7 @@ enum {
 	IMTCP_A_SPORT,		/* u16, host order: local port */
 	IMTCP_A_DPORT,		/* u16, host order: peer port */
 	IMTCP_A_ESTIMATE,	/* u64: available bandwidth, bit/s (0: none) */
-	IMTCP_A_RAW,		/* u64: latest single result, bit/s */
+	IMTCP_A_RAW,		/* u64: latest result taken, bit/s */
 	IMTCP_A_RANGE_LO,	/* u64: search range, bit/s */
 	IMTCP_A_RANGE_HI,	/* u64 */
 	IMTCP_A_AGE_MS,		/* u32: since the latest result */
