@@ -407,7 +407,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	s32 ceiling = imtcp_queue_ceiling(m->delay_max, m->delay_min,
 					  &m->cfg);
-	u64 busy = imtcp_busy_bps(&m->busy), fit, raw;
+	u64 busy = imtcp_busy_bps(&m->busy), fit;
 	u32 min_rtt = tcp_min_rtt(tp);
 	enum imtcp_edge edge;
 	u32 i, rse;
@@ -426,10 +426,10 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 				   st->outcome, min_rtt);
 	}
 	fit = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge, &rse);
-	raw = imtcp_busy_bound(fit, busy, &edge, &rse);
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
-	taken = imtcp_est_update(&m->est, &m->cfg, raw, edge, rse);
-	imtcp_cu_result(&m->cu, raw != 0);
+	taken = imtcp_est_update_bounded(&m->est, &m->cfg, fit, edge, rse,
+					 busy);
+	imtcp_cu_result(&m->cu, fit != 0);
 	if (!taken)
 		return;
 	imtcp_cu_estimated(&m->cu);

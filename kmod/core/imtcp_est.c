@@ -42,6 +42,7 @@
  * edge moves the range past that edge and doubles it.
  */
 #include "imtcp_est.h"
+#include "imtcp_busy.h"
 #include "imtcp_trend.h"
 
 #define IMTCP_FIT_STEPS		32	/* candidate A per stream */
@@ -945,25 +946,34 @@ static bool move_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w)
 }
 
 /*
- * Take one measurement's result; @raw == 0 means there was none, @rse
- * its relative standard error in permille (imtcp_combine; 0 unknown).
- * Returns whether the result was taken (the estimate updated; the range
- * moves also for a first result at the lower edge, which is not taken).
+ * Take one measurement's result @fit (imtcp_combine; 0: there was none),
+ * with its @edge and @rse (relative standard error in permille, 0
+ * unknown), held at 5/4 of @busy_bps (imtcp_busy.c; 0: no bound) for the
+ * estimate. The next range still follows the fit: a range that followed
+ * the held results tied a connection's streams to its own delivery rate,
+ * and four imtcp flows sharing a link (their results held in 3-5 of 6-10
+ * each, traced) then kept a Jain's index of 0.986 (median of six VM
+ * runs) beside 0.994 without the bound. Returns whether the result was
+ * taken (the estimate updated; the range moves also for a first result
+ * at the lower edge, which is not taken).
  */
-bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
-		      u64 raw, enum imtcp_edge edge, u32 rse)
+bool imtcp_est_update_bounded(struct imtcp_est *e,
+			      const struct imtcp_est_cfg *c, u64 fit,
+			      enum imtcp_edge edge, u32 rse, u64 busy_bps)
 {
-	u64 w = e->bu - e->bl, half;
+	u64 w = e->bu - e->bl, half, raw;
+	enum imtcp_edge held_edge = edge;
 
-	if (!raw)
+	if (!fit)
 		return false;
 	if (first_at_low_edge(e, edge)) {
 		move_past_edge(e, edge, w);
 		return false;
 	}
 	settle(e);
+	raw = imtcp_busy_bound(fit, busy_bps, &held_edge, &rse);
 	e->raw = raw;
-	e->edge = edge;
+	e->edge = held_edge;
 	e->count++;
 	e->hist[e->hist_pos] = raw;
 	e->hist_rse[e->hist_pos] = min_t(u32, rse, IMTCP_RSE_MAX);
@@ -974,7 +984,14 @@ bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 	if (move_past_edge(e, edge, w))
 		return true;
 	half = 2 * hist_spread(e);
-	set_range(e, min_t(u64, raw / 2, raw > half ? raw - half : 0),
-		  max_t(u64, raw * IMTCP_RANGE_UP, raw + half));
+	set_range(e, min_t(u64, fit / 2, fit > half ? fit - half : 0),
+		  max_t(u64, fit * IMTCP_RANGE_UP, fit + half));
 	return true;
+}
+
+/* The same without a busy-link bound. */
+bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
+		      u64 raw, enum imtcp_edge edge, u32 rse)
+{
+	return imtcp_est_update_bounded(e, c, raw, edge, rse, 0);
 }

@@ -100,5 +100,8 @@ void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
 u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps);
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		      u64 raw, enum imtcp_edge edge, u32 rse);
+bool imtcp_est_update_bounded(struct imtcp_est *e,
+			      const struct imtcp_est_cfg *c, u64 fit,
+			      enum imtcp_edge edge, u32 rse, u64 busy_bps);
 
 #endif /* _IMTCP_EST_H */

@@ -215,6 +215,35 @@ TEST(range_centres_on_the_result)
 }
 
 /*
+ * A result above 5/4 of the busy-link rate is held there for the
+ * estimate; the range follows the fit (and its edge) all the same.
+ */
+TEST(a_held_result_leaves_the_range_to_the_fit)
+{
+	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
+
+	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 76 * MBIT,
+					     IMTCP_EDGE_NONE, 40, 20 * MBIT));
+	EXPECT_EQ(25 * MBIT, e.raw);
+	EXPECT_EQ(25 * MBIT, e.smoothed);
+	EXPECT_EQ(0, e.hist_rse[0]);	/* the fit's no longer applies */
+	EXPECT_EQ(38 * MBIT, e.bl);	/* fit / 2 .. 3 fit */
+	EXPECT_EQ(228 * MBIT, e.bu);
+	/* an upper edge held: no edge for the estimate, the range moves up */
+	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 228 * MBIT,
+					     IMTCP_EDGE_HIGH, 0, 20 * MBIT));
+	EXPECT_EQ(IMTCP_EDGE_NONE, e.edge);
+	EXPECT_EQ(228 * MBIT - 95 * MBIT, e.bl);
+	/* below the bound, or without one: as imtcp_est_update */
+	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 22 * MBIT,
+					     IMTCP_EDGE_NONE, 0, 20 * MBIT));
+	EXPECT_EQ(22 * MBIT, e.raw);
+	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 90 * MBIT,
+					     IMTCP_EDGE_NONE, 0, 0));
+	EXPECT_EQ(90 * MBIT, e.raw);
+}
+
+/*
  * A connection's first result at the lower edge is not taken (only the
  * range moves past that edge); the first estimate it reports is replaced by the next result, not averaged
  * with it (a median of three would keep a low first result for two
