@@ -110,13 +110,18 @@ cbr_run() {
 	python3 "$TRACE_PY" summary "$WORK/cbr.trace"
 }
 
+# A of the CBR run in TCP payload, as the estimate (lib.sh, MSS_BYTES),
+# from the cross rate the router counted.
+cbr_truth() {
+	awk -v c=$CBR_C_MBIT -v x="$(cat "$WORK/cbr.cross")" -v p=$MSS_BYTES \
+		-v f=$FRAME_BYTES 'BEGIN { printf "%.2f", (c - x) * p / f }'
+}
+
 test_cbr_estimate() {
 	local x truth n med t0 got
 	cbr_run || fail "CBR run"
 	x=$(cat "$WORK/cbr.cross")
-	# in TCP payload, as the estimate (lib.sh, MSS_BYTES)
-	truth=$(awk -v c=$CBR_C_MBIT -v x="$x" -v p=$MSS_BYTES -v f=$FRAME_BYTES \
-		'BEGIN { printf "%.2f", (c - x) * p / f }')
+	truth=$(cbr_truth)
 	python3 "$TRACE_PY" estimates "$WORK/cbr.trace" > "$WORK/est"
 	n=$(wc -l < "$WORK/est")
 	echo "cross traffic $x Mbit/s at the router: A = $truth Mbit/s; $n estimates"
@@ -134,6 +139,25 @@ test_cbr_estimate() {
 		skip "the test bed carried $got Mbit/s of A = $truth this run (emulation too slow): accuracy not judged"
 	awk -v m="$med" -v t="$truth" 'BEGIN { exit !(m >= 0.7 * t && m <= 1.3 * t) }' ||
 		fail "median $med Mbit/s is not within 30 % of A = $truth"
+}
+
+# The busy-link rate (core/imtcp_busy.c) of the CBR run: on a bottleneck
+# whose queue stands, the connection's delivery rate is A itself.
+test_busy_rate() {
+	local truth n med got
+	[ -s "$WORK/cbr.trace" ] || fail "no trace from the CBR run"
+	truth=$(cbr_truth)
+	python3 "$TRACE_PY" estimates "$WORK/cbr.trace" |
+		awk '$4 > 0 { print $4 / 1e6 }' | sort -g > "$WORK/busy"
+	n=$(wc -l < "$WORK/busy")
+	med=$(awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }' "$WORK/busy")
+	echo "$n estimates with a busy-link rate, median $med Mbit/s (A = $truth)"
+	[ "$n" -ge 5 ] || fail "only $n estimates saw a busy link"
+	got=$(field goodput_mbps "$(head -n 1 "$WORK/cbr.xfer")")
+	awk -v g="$got" -v t="$truth" 'BEGIN { exit !(g < 0.6 * t) }' &&
+		skip "the test bed carried $got Mbit/s of A = $truth this run (emulation too slow): not judged"
+	awk -v m="$med" -v t="$truth" 'BEGIN { exit !(m >= 0.7 * t && m <= 1.3 * t) }' ||
+		fail "busy-link rate $med Mbit/s is not within 30 % of A = $truth"
 }
 
 test_states_visited() {
@@ -244,9 +268,10 @@ load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 command -v iperf3 >/dev/null || { echo "1..0 # SKIP no iperf3"; exit $KSFT_SKIP; }
 topo_up ${C_MBIT}mbit $DELAY && cross_up || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
 
-tap_begin 7
+tap_begin 8
 run_test param_ranges test_param_ranges
 run_test cbr_estimate_within_30_percent test_cbr_estimate
+run_test busy_link_rate_near_a test_busy_rate
 run_test control_unit_states test_states_visited
 run_test off_during_recovery test_off_in_recovery
 run_test app_limited_measures test_app_limited
