@@ -58,6 +58,21 @@ static void next_window(struct imtcp_busy *b, u64 now_us, u32 srtt_us)
 }
 
 /*
+ * Would @bits over @interval_us (their rate rounded down) stay at or
+ * below @max_bps? Told without dividing (this runs per ACK) where the
+ * products fit in 64 bits: the rate exceeds max_bps exactly when
+ * bits * 10^6 >= (max_bps + 1) * interval_us. Otherwise false, and the
+ * caller divides.
+ */
+static bool not_above(u64 bits, u32 interval_us, u64 max_bps)
+{
+	if (bits >= (1ULL << 40) || max_bps >= (1ULL << 39) ||
+	    interval_us >= (1U << 24))
+		return false;
+	return bits * 1000000 < (max_bps + 1) * interval_us;
+}
+
+/*
  * A rate sample: @delivered segments of @mss bytes over the @interval_us
  * that ended now. It counts if the queue stood all that time.
  */
@@ -69,6 +84,8 @@ void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
 	next_window(b, now_us, srtt_us);
 	if (!delivered || !interval_us || now_us < b->since_us ||
 	    now_us - b->since_us < interval_us)
+		return;
+	if (not_above((u64)delivered * mss * 8, interval_us, b->max_bps[0]))
 		return;
 	bps = imtcp_rate_bps(delivered, mss, interval_us);
 	b->max_bps[0] = max_t(u64, b->max_bps[0], bps);

@@ -30,8 +30,9 @@
 #       after the other, under TCG 0.1 s apart, the later one began its
 #       slow start two RTTs behind and kept less for most of the run.
 # Output in $IMTCP_OUT (or build/bench): accuracy-S*.csv (time, estimate,
-# the fit's raw result, the busy-link rate that bounds it, truth), accuracy.md (the tables), and PNG plots when python3-matplotlib
-# is installed. BENCH_ONLY="S1 S3" runs only those scenarios.
+# the fit's raw result, the busy-link rate that bounds it, truth),
+# accuracy.md (the tables), and PNG plots when python3-matplotlib is
+# installed. BENCH_ONLY="S1 S3" runs only those scenarios.
 # BENCH_MTU (default 9000) sets the test bed's MTU (see lib.sh); the
 # TCP flows then send segments of BENCH_MTU - 52 bytes. Under TCG, at
 # MTU 1500 the path carries less than A = C - cross (the emulated
