@@ -22,6 +22,17 @@
  * overshoot) the connection gets more than A: the bound is loose then,
  * not wrong.
  *
+ * The same rate bounds a result from below: the connection cannot have
+ * been delivered at more than A. Results of the fit scatter to both
+ * sides of A with the cross traffic's bursts (in an accuracy run at
+ * MTU 9000, C = 100 Mbit/s, CBR cross traffic and A = 59.5, a tenth of
+ * them read 17 or more below A), and the estimate's median of three
+ * lets two low ones in a row through. So a result is also held at 9/10
+ * of the busy rate, taken here as the lower of the two windows' maxima:
+ * where the connection got more than A for a while (an overshoot's
+ * queue draining, or the room it had before A fell, until its next
+ * loss), that lasts an RTT or two and fills one window, not both.
+ *
  * Busy means every ACK over the rate sample's interval came back more
  * than @empty_us after the minimum RTT would have (the caller's margin
  * for delay noise): an ACK within it says the queue may have emptied,
@@ -98,19 +109,43 @@ u64 imtcp_busy_bps(const struct imtcp_busy *b)
 }
 
 /*
- * A result @raw (imtcp_combine, with its @edge and @rse) held at 5/4 of
- * @busy_bps (0: no bound). A result held is no longer an upper edge, and
- * its standard error, the fit's, no longer applies (0: unknown); one at
- * the lower edge stays there (the bound agrees: A is lower still).
+ * The lower of the two windows' highest busy rates; 0 unless both had
+ * one. What the connection gets beyond A while a queue it overfilled
+ * drains (a slow start's overshoot, the window it had before A fell)
+ * lasts an RTT or two, so it rarely fills both windows of 4 srtt, while
+ * a queue that stands at A does.
  */
-u64 imtcp_busy_bound(u64 raw, u64 busy_bps, enum imtcp_edge *edge, u32 *rse)
+u64 imtcp_busy_floor_bps(const struct imtcp_busy *b)
 {
-	u64 top = busy_bps + busy_bps / 4;
+	return min_t(u64, b->max_bps[0], b->max_bps[1]);
+}
 
-	if (!busy_bps || raw <= top)
-		return raw;
-	if (*edge != IMTCP_EDGE_LOW)
-		*edge = IMTCP_EDGE_NONE;
-	*rse = 0;
-	return top;
+/*
+ * A result @raw (imtcp_combine, with its @edge and @rse) held between
+ * 9/10 of the floor (imtcp_busy_floor_bps) and 5/4 of the highest busy
+ * rate (imtcp_busy_bps; either 0: no such bound). A result held is no
+ * longer at the edge it was held from, and its standard error, the
+ * fit's, no longer applies (0: unknown). One at the lower edge held at
+ * the top stays there (the bound agrees: A is lower still).
+ */
+u64 imtcp_busy_bound(u64 raw, const struct imtcp_busy *b,
+		     enum imtcp_edge *edge, u32 *rse)
+{
+	u64 busy = imtcp_busy_bps(b), top = busy + busy / 4;
+	u64 bottom = imtcp_busy_floor_bps(b);
+
+	bottom -= div_u64(bottom, 10);
+	if (busy && raw > top) {
+		if (*edge != IMTCP_EDGE_LOW)
+			*edge = IMTCP_EDGE_NONE;
+		*rse = 0;
+		return top;
+	}
+	if (raw < bottom) {
+		if (*edge != IMTCP_EDGE_HIGH)
+			*edge = IMTCP_EDGE_NONE;
+		*rse = 0;
+		return bottom;
+	}
+	return raw;
 }

@@ -2,7 +2,7 @@
 /*
  * What a busy bottleneck gives the connection (imtcp_busy.c): the highest
  * delivery rate it had over intervals in which every ACK showed a queue,
- * and the bound that puts on a measurement's result.
+ * and the bounds that puts on a measurement's result.
  */
 #ifndef _IMTCP_BUSY_H
 #define _IMTCP_BUSY_H
@@ -23,7 +23,8 @@ void imtcp_busy_ack(struct imtcp_busy *b, u64 now_us, s64 rtt_us,
 void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
 		     u32 mss, u32 interval_us, u32 srtt_us);
 u64 imtcp_busy_bps(const struct imtcp_busy *b);
-u64 imtcp_busy_bound(u64 raw, u64 busy_bps, enum imtcp_edge *edge,
-		     u32 *rse);
+u64 imtcp_busy_floor_bps(const struct imtcp_busy *b);
+u64 imtcp_busy_bound(u64 raw, const struct imtcp_busy *b,
+		     enum imtcp_edge *edge, u32 *rse);
 
 #endif /* _IMTCP_BUSY_H */

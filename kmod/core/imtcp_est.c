@@ -948,18 +948,19 @@ static bool move_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w)
 /*
  * Take one measurement's result @fit (imtcp_combine; 0: there was none),
  * with its @edge and @rse (relative standard error in permille, 0
- * unknown), held at 5/4 of @busy_bps (imtcp_busy.c; 0: no bound) for the
- * estimate. The next range still follows the fit: a range that followed
- * the held results tied a connection's streams to its own delivery rate,
- * and four imtcp flows sharing a link (their results held in 3-5 of 6-10
- * each, traced) then kept a Jain's index of 0.986 (median of six VM
- * runs) beside 0.994 without the bound. Returns whether the result was
+ * unknown), held within the bounds the busy link @b gives (imtcp_busy.c;
+ * NULL: none) for the estimate. The next range still follows the fit: a
+ * range that followed the held results tied a connection's streams to
+ * its own delivery rate, and four imtcp flows sharing a link (their
+ * results held in 3-5 of 6-10 each, traced) then kept a Jain's index of
+ * 0.986 (median of six VM runs) beside 0.994 without the bound. Returns whether the result was
  * taken (the estimate updated; the range moves also for a first result
  * at the lower edge, which is not taken).
  */
 bool imtcp_est_update_bounded(struct imtcp_est *e,
 			      const struct imtcp_est_cfg *c, u64 fit,
-			      enum imtcp_edge edge, u32 rse, u64 busy_bps)
+			      enum imtcp_edge edge, u32 rse,
+			      const struct imtcp_busy *b)
 {
 	u64 w = e->bu - e->bl, half, raw;
 	enum imtcp_edge held_edge = edge;
@@ -971,7 +972,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 		return false;
 	}
 	settle(e);
-	raw = imtcp_busy_bound(fit, busy_bps, &held_edge, &rse);
+	raw = b ? imtcp_busy_bound(fit, b, &held_edge, &rse) : fit;
 	e->raw = raw;
 	e->edge = held_edge;
 	e->count++;
@@ -993,5 +994,5 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		      u64 raw, enum imtcp_edge edge, u32 rse)
 {
-	return imtcp_est_update_bounded(e, c, raw, edge, rse, 0);
+	return imtcp_est_update_bounded(e, c, raw, edge, rse, NULL);
 }

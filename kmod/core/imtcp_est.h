@@ -62,6 +62,8 @@ enum imtcp_edge {
 	IMTCP_EDGE_HIGH,	/* A at or above bu */
 };
 
+struct imtcp_busy;
+
 struct imtcp_est {
 	u64 bl, bu;		/* search range */
 	u64 smoothed;		/* the estimate; 0 before the first */
@@ -102,6 +104,7 @@ bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		      u64 raw, enum imtcp_edge edge, u32 rse);
 bool imtcp_est_update_bounded(struct imtcp_est *e,
 			      const struct imtcp_est_cfg *c, u64 fit,
-			      enum imtcp_edge edge, u32 rse, u64 busy_bps);
+			      enum imtcp_edge edge, u32 rse,
+			      const struct imtcp_busy *b);
 
 #endif /* _IMTCP_EST_H */

@@ -49,7 +49,9 @@ TEST(nothing_before_a_busy_interval)
 
 	imtcp_busy_init(&b, 0);
 	EXPECT_EQ(0, imtcp_busy_bps(&b));
-	EXPECT_EQ(90 * MBIT, imtcp_busy_bound(90 * MBIT, 0, &edge, &rse));
+	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));
+	EXPECT_EQ(90 * MBIT, imtcp_busy_bound(90 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(1 * MBIT, imtcp_busy_bound(1 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
 	EXPECT_EQ(50, rse);
 	/* a sample over an interval longer than the connection's life */
@@ -119,31 +121,89 @@ TEST(a_rise_raises_it_at_once)
 	EXPECT_RATE(imtcp_busy_bps(&b), 60);
 }
 
+/*
+ * The floor is the lower of the two windows' maxima: none until both
+ * had a busy rate, and a rate the connection got for an RTT or two (a
+ * queue it overfilled draining) fills only one of them.
+ */
+TEST(the_floor_needs_both_windows)
+{
+	struct imtcp_busy b;
+	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
+	u64 t;
+
+	imtcp_busy_init(&b, 0);
+	t = deliver(&b, 0, win / 2, 20, BASE + 20000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 20);
+	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));
+	t = deliver(&b, t, win, 20, BASE + 20000);
+	EXPECT_RATE(imtcp_busy_floor_bps(&b), 20);
+	/* 90 for two srtt, then 20 again: the maximum is 90, the floor 20 */
+	t = deliver(&b, t, 2 * SRTT, 90, BASE + 30000);
+	t = deliver(&b, t, win, 20, BASE + 20000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 90);
+	EXPECT_RATE(imtcp_busy_floor_bps(&b), 20);
+}
+
+/* A busy link whose windows' maxima were @cur and @last Mbit/s. */
+static struct imtcp_busy busy_of(u64 cur, u64 last)
+{
+	struct imtcp_busy b = { .max_bps = { cur * MBIT, last * MBIT } };
+
+	return b;
+}
+
 TEST(the_bound)
 {
+	struct imtcp_busy b = busy_of(20, 16);
 	enum imtcp_edge edge = IMTCP_EDGE_NONE;
 	u32 rse = 79;
 
 	/* below 5/4 of the busy rate: untouched */
-	EXPECT_EQ(24 * MBIT, imtcp_busy_bound(24 * MBIT, 20 * MBIT, &edge,
-					      &rse));
+	EXPECT_EQ(24 * MBIT, imtcp_busy_bound(24 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	EXPECT_EQ(79, rse);
 	/* above: held there, the fit's standard error no longer applies */
-	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(58 * MBIT, 20 * MBIT, &edge,
-					      &rse));
+	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(58 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	EXPECT_EQ(0, rse);
 	/* an upper edge held is no edge any more */
 	edge = IMTCP_EDGE_HIGH;
-	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(80 * MBIT, 20 * MBIT, &edge,
-					      &rse));
+	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(80 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	/* a lower edge stays one */
 	edge = IMTCP_EDGE_LOW;
-	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(40 * MBIT, 20 * MBIT, &edge,
-					      &rse));
+	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(40 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
+}
+
+TEST(the_floor)
+{
+	struct imtcp_busy b = busy_of(20, 16);
+	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u32 rse = 79;
+
+	/* at or above 9/10 of the lower maximum (16): untouched */
+	EXPECT_EQ(15 * MBIT, imtcp_busy_bound(15 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(79, rse);
+	/* below: held there, the fit's standard error no longer applies */
+	EXPECT_EQ(16 * MBIT * 9 / 10,
+		  imtcp_busy_bound(9 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
+	EXPECT_EQ(0, rse);
+	/* a lower edge held is no edge any more */
+	edge = IMTCP_EDGE_LOW;
+	EXPECT_EQ(16 * MBIT * 9 / 10,
+		  imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
+	/* an upper edge stays one (A is higher still) */
+	edge = IMTCP_EDGE_HIGH;
+	EXPECT_EQ(16 * MBIT * 9 / 10,
+		  imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
+	/* one window without a busy rate: no floor */
+	b = busy_of(0, 20);
+	EXPECT_EQ(2 * MBIT, imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
 }
 
 TEST_HARNESS_MAIN

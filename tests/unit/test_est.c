@@ -7,6 +7,7 @@
  */
 #include "kselftest_harness.h"
 #include "sim.h"
+#include "core/imtcp_busy.h"
 
 #define MBIT	1000000ULL
 
@@ -215,15 +216,18 @@ TEST(range_centres_on_the_result)
 }
 
 /*
- * A result above 5/4 of the busy-link rate is held there for the
- * estimate; the range follows the fit (and its edge) all the same.
+ * A result above 5/4 of the busy-link rate, or below 9/10 of its floor,
+ * is held there for the estimate; the range follows the fit (and its
+ * edge) all the same.
  */
 TEST(a_held_result_leaves_the_range_to_the_fit)
 {
 	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
+	/* busy at 20 in this window, none in the last: no floor yet */
+	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 0 } };
 
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 76 * MBIT,
-					     IMTCP_EDGE_NONE, 40, 20 * MBIT));
+					     IMTCP_EDGE_NONE, 40, &b));
 	EXPECT_EQ(25 * MBIT, e.raw);
 	EXPECT_EQ(25 * MBIT, e.smoothed);
 	EXPECT_EQ(0, e.hist_rse[0]);	/* the fit's no longer applies */
@@ -231,16 +235,23 @@ TEST(a_held_result_leaves_the_range_to_the_fit)
 	EXPECT_EQ(228 * MBIT, e.bu);
 	/* an upper edge held: no edge for the estimate, the range moves up */
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 228 * MBIT,
-					     IMTCP_EDGE_HIGH, 0, 20 * MBIT));
+					     IMTCP_EDGE_HIGH, 0, &b));
 	EXPECT_EQ(IMTCP_EDGE_NONE, e.edge);
 	EXPECT_EQ(228 * MBIT - 95 * MBIT, e.bl);
 	/* below the bound, or without one: as imtcp_est_update */
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 22 * MBIT,
-					     IMTCP_EDGE_NONE, 0, 20 * MBIT));
+					     IMTCP_EDGE_NONE, 0, &b));
 	EXPECT_EQ(22 * MBIT, e.raw);
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 90 * MBIT,
-					     IMTCP_EDGE_NONE, 0, 0));
+					     IMTCP_EDGE_NONE, 0, NULL));
 	EXPECT_EQ(90 * MBIT, e.raw);
+	/* busy at 20 in both windows: a result below 18 is held at 18 */
+	b.max_bps[1] = 20 * MBIT;
+	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 6 * MBIT,
+					     IMTCP_EDGE_LOW, 30, &b));
+	EXPECT_EQ(18 * MBIT, e.raw);
+	EXPECT_EQ(IMTCP_EDGE_NONE, e.edge);
+	EXPECT_LT(e.bl, 6 * MBIT);	/* the fit's lower edge moves the range */
 }
 
 /*
