@@ -408,6 +408,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	s32 ceiling = imtcp_queue_ceiling(m->delay_max, m->delay_min,
 					  &m->cfg);
 	u64 busy = imtcp_busy_bps(&m->busy), fit;
+	u64 busy_floor = imtcp_busy_floor_bps(&m->busy);
 	u32 min_rtt = tcp_min_rtt(tp);
 	enum imtcp_edge edge;
 	u32 i, rse;
@@ -428,7 +429,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	fit = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge, &rse);
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
 	taken = imtcp_est_update_bounded(&m->est, &m->cfg, fit, edge, rse,
-					 busy);
+					 &m->busy);
 	imtcp_cu_result(&m->cu, fit != 0);
 	if (!taken)
 		return;
@@ -436,9 +437,8 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	publish_estimate(m);
 	imtcp_stat_estimate();
 	imtcp_nl_estimate_event(m);
-	trace_imtcp_estimate(m->cookie, m->est.smoothed, fit, busy, m->est.bl,
-			     m->est.bu, edge, tp->srtt_us >> 3,
-			     tcp_snd_cwnd(tp), m->cu.m, m->est.count, rse);
+	trace_imtcp_estimate(m->cookie, &m->est, fit, busy, busy_floor, edge,
+			     tp->srtt_us >> 3, tcp_snd_cwnd(tp), m->cu.m, rse);
 }
 
 /* Run the control unit on what the socket shows now; act on the result. */

@@ -10,6 +10,7 @@
 #define _IMTCP_TRACE_H
 
 #include <linux/tracepoint.h>
+#include "core/imtcp_est.h"
 
 TRACE_EVENT(imtcp_state,
 	    TP_PROTO(u64 cookie, u32 from, u32 to, u32 m, u32 stream, u32 cwnd,
@@ -98,15 +99,16 @@ TRACE_EVENT(imtcp_sample,
 );
 
 TRACE_EVENT(imtcp_estimate,
-	    TP_PROTO(u64 cookie, u64 bps, u64 raw_bps, u64 busy_bps, u64 bl,
-		     u64 bu, u32 edge, u32 srtt_us, u32 cwnd, u32 m, u32 count,
-		     u32 rse),
-	    TP_ARGS(cookie, bps, raw_bps, busy_bps, bl, bu, edge, srtt_us, cwnd,
-		    m, count, rse),
+	    TP_PROTO(u64 cookie, const struct imtcp_est *e, u64 raw_bps,
+		     u64 busy_bps, u64 floor_bps, u32 edge, u32 srtt_us,
+		     u32 cwnd, u32 m, u32 rse),
+	    TP_ARGS(cookie, e, raw_bps, busy_bps, floor_bps, edge, srtt_us,
+		    cwnd, m, rse),
 	    TP_STRUCT__entry(__field(u64, cookie)
 			     __field(u64, bps)
 			     __field(u64, raw_bps)
 			     __field(u64, busy_bps)
+			     __field(u64, floor_bps)
 			     __field(u64, bl)
 			     __field(u64, bu)
 			     __field(u32, edge)
@@ -117,21 +119,23 @@ TRACE_EVENT(imtcp_estimate,
 			     __field(u32, rse)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
-			   __entry->bps = bps;
+			   __entry->bps = e->smoothed;
 			   __entry->raw_bps = raw_bps;
 			   __entry->busy_bps = busy_bps;
-			   __entry->bl = bl;
-			   __entry->bu = bu;
+			   __entry->floor_bps = floor_bps;
+			   __entry->bl = e->bl;
+			   __entry->bu = e->bu;
 			   __entry->edge = edge;
 			   __entry->srtt_us = srtt_us;
 			   __entry->cwnd = cwnd;
 			   __entry->m = m;
-			   __entry->count = count;
+			   __entry->count = e->count;
 			   __entry->rse = rse;
 	    ),
-	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u",
+	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu floor=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u",
 		      __entry->cookie, __entry->bps, __entry->raw_bps,
-		      __entry->busy_bps, __entry->bl, __entry->bu, __entry->edge, __entry->srtt_us,
+		      __entry->busy_bps, __entry->floor_bps, __entry->bl,
+		      __entry->bu, __entry->edge, __entry->srtt_us,
 		      __entry->cwnd, __entry->m, __entry->count, __entry->rse)
 );
 

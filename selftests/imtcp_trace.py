@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read a saved ftrace buffer of imtcp (and tcp) events.
 
-  imtcp_trace.py estimates FILE         time(s) bps raw_bps busy_bps per
-                                        estimate (busy_bps 0: none, or
-                                        a module without the field)
+  imtcp_trace.py estimates FILE         time(s) bps raw_bps busy_bps
+                                        floor_bps per estimate (0: none,
+                                        or a module without the field)
   imtcp_trace.py states FILE            the control-unit states entered
   imtcp_trace.py recovery FILE PORT     check that measurement is off while
                                         the connection on PORT is in CWR,
@@ -39,7 +39,8 @@ def state_change(text):
 def cmd_estimates(path):
     for t, name, f, _ in events(path):
         if name == "imtcp_estimate":
-            print(f"{t:.6f} {f['bps']} {f['raw']} {f.get('busy', '0')}")
+            print(f"{t:.6f} {f['bps']} {f['raw']} {f.get('busy', '0')} "
+                  f"{f.get('floor', '0')}")
     return 0
 
 
