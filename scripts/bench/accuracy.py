@@ -37,10 +37,12 @@ def read_trace(path, port):
             continue
         t, name, f = float(m.group(1)), m.group(2), fields(m.group(3))
         if name == "imtcp_estimate":
-            # raw: the fit's result; busy: the rate that bounds it
-            # (0: none; older traces have no busy field)
+            # raw: the fit's result; busy and floor: the rates that
+            # bound it from above and below (0: none; older traces lack
+            # the fields)
             est.append((t, int(f["bps"]) / 1e6, int(f["raw"]) / 1e6,
-                        int(f["srtt_us"]), int(f.get("busy", "0")) / 1e6))
+                        int(f["srtt_us"]), int(f.get("busy", "0")) / 1e6,
+                        int(f.get("floor", "0")) / 1e6))
         elif (name == "inet_sock_set_state" and f.get("dport") == port
               and f.get("newstate") == "TCP_ESTABLISHED" and connect is None):
             connect = t
@@ -230,15 +232,15 @@ def scenario(name, c_frames, workdir, outdir):
     secs = float(xfer_fields(wf("imtcp.xfer")).get("secs", "inf"))
     during = [b for b in bins if connect <= b[0] <= connect + secs]
     rows, errs = [], []
-    for t, bps, raw, _, busy in est:
+    for t, bps, raw, _, busy, floor in est:
         a = truth_at(bins, t)
-        rows.append((round(t - connect, 4), bps, raw, busy, a))
+        rows.append((round(t - connect, 4), bps, raw, busy, floor, a))
         if a is not None:
             errs.append(abs(bps - a) / c)
     with open(os.path.join(outdir, f"accuracy-{name}.csv"), "w") as f:
         w = csv.writer(f)
         w.writerow(["t_s", "estimate_mbps", "raw_mbps", "busy_mbps",
-                    "truth_mbps"])
+                    "floor_mbps", "truth_mbps"])
         w.writerows(rows)
     write_series(os.path.join(outdir, f"accuracy-{name}-series.csv"),
                  [("imtcp tcpi_delivery_rate", wf("imtcp.samples"), 1),

@@ -93,18 +93,18 @@ class Trace(unittest.TestCase):
            "cookie=5 bps=20000000 raw={raw} {busy}range=1-2 edge=0 "
            "srtt_us=60000 cwnd=14 m=10 count=1 rse=0\n")
 
-    def test_the_fit_and_the_busy_rate_of_each_estimate(self):
+    def test_the_fit_and_the_busy_rates_of_each_estimate(self):
         f = tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False)
         f.write(self.EST.format(t="10.000001", raw=75000000,
-                                busy="busy=16000000 "))
+                                busy="busy=16000000 floor=15000000 "))
         # a trace of a module before the busy-link bound
         f.write(self.EST.format(t="10.500000", raw=21000000, busy=""))
         f.close()
         self.addCleanup(os.unlink, f.name)
         est, connect = accuracy.read_trace(f.name, "5301")
         self.assertIsNone(connect)
-        self.assertEqual(est, [(10.000001, 20.0, 75.0, 60000, 16.0),
-                               (10.5, 20.0, 21.0, 60000, 0.0)])
+        self.assertEqual(est, [(10.000001, 20.0, 75.0, 60000, 16.0, 15.0),
+                               (10.5, 20.0, 21.0, 60000, 0.0, 0.0)])
 
 
 class Tap(unittest.TextTestResult):
