@@ -40,9 +40,12 @@ def read_trace(path, port):
             # raw: the fit's result; busy and floor: the rates that
             # bound it from above and below (0: none; older traces lack
             # the fields)
+            # edge and rse: the fit's (with the bounds, the estimate is
+            # exactly replayable from these columns)
             est.append((t, int(f["bps"]) / 1e6, int(f["raw"]) / 1e6,
                         int(f["srtt_us"]), int(f.get("busy", "0")) / 1e6,
-                        int(f.get("floor", "0")) / 1e6))
+                        int(f.get("floor", "0")) / 1e6, int(f["edge"]),
+                        int(f["rse"])))
         elif (name == "inet_sock_set_state" and f.get("dport") == port
               and f.get("newstate") == "TCP_ESTABLISHED" and connect is None):
             connect = t
@@ -84,6 +87,20 @@ def truth_at(bins, t):
 def pct(v, q):
     v = sorted(v)
     return v[min(len(v) - 1, int(q * len(v)))] if v else float("nan")
+
+
+def truth_jitter(bins, c):
+    """How far the truth itself jitters from bin to bin: |A of a bin -
+    the median A of the 11 bins around it| in % of C, median and p90 (an
+    estimate that followed A perfectly over a second would still be this
+    far off the 100 ms truth; Poisson cross traffic makes it large)."""
+    dev = []
+    for k in range(5, len(bins) - 5):
+        ref = statistics.median(b[1] for b in bins[k - 5:k + 6])
+        dev.append(100 * abs(bins[k][1] - ref) / c)
+    if not dev:
+        return None, None
+    return statistics.median(dev), pct(dev, 0.9)
 
 
 def level_change(bins, k):
@@ -232,15 +249,16 @@ def scenario(name, c_frames, workdir, outdir):
     secs = float(xfer_fields(wf("imtcp.xfer")).get("secs", "inf"))
     during = [b for b in bins if connect <= b[0] <= connect + secs]
     rows, errs = [], []
-    for t, bps, raw, _, busy, floor in est:
+    for t, bps, raw, _, busy, floor, edge, rse in est:
         a = truth_at(bins, t)
-        rows.append((round(t - connect, 4), bps, raw, busy, floor, a))
+        rows.append((round(t - connect, 4), bps, raw, busy, floor, edge, rse,
+                     a))
         if a is not None:
             errs.append(abs(bps - a) / c)
     with open(os.path.join(outdir, f"accuracy-{name}.csv"), "w") as f:
         w = csv.writer(f)
         w.writerow(["t_s", "estimate_mbps", "raw_mbps", "busy_mbps",
-                    "floor_mbps", "truth_mbps"])
+                    "floor_mbps", "edge", "rse_permille", "truth_mbps"])
         w.writerows(rows)
     write_series(os.path.join(outdir, f"accuracy-{name}-series.csv"),
                  [("imtcp tcpi_delivery_rate", wf("imtcp.samples"), 1),
@@ -251,6 +269,7 @@ def scenario(name, c_frames, workdir, outdir):
     srtt = statistics.median(e[3] for e in est) / 1e6 if est else 0.04
     dur = (est[-1][0] - connect) if est else 0
     steps = step_tracking(est, during, c, connect, srtt) if name == "S1" else []
+    jit_med, jit_p90 = truth_jitter(during, c)
     res = {
         "name": name, "estimates": len(est),
         "median_err_pct_c": 100 * statistics.median(errs) if errs else None,
@@ -263,6 +282,8 @@ def scenario(name, c_frames, workdir, outdir):
                          if during else None),
         "estimate_median": statistics.median(e[1] for e in est) if est else None,
         "step_rtts": steps,
+        "truth_jitter_median_pct_c": jit_med,
+        "truth_jitter_p90_pct_c": jit_p90,
         "goodput_ratio": goodput / reno if reno > 0 else None,
         "dlv_median_err_pct_c": med(dlv),
         "dlv_p90_err_pct_c": 100 * pct(dlv, 0.9) if dlv else None,
@@ -400,6 +421,13 @@ def table(outdir, c):
             p(f"|   steps: RTTs to within 10 % of the new A | "
               + " ".join(fmt(x) if x is not None else "never"
                          for x in r["step_rtts"]) + " | | | | | | | | |")
+    p()
+    p("The truth's own jitter, |A of a 100 ms bin - the median A of the "
+      "1.1 s around it| (% of C, median / p90; an estimate that followed A "
+      "over a second would be this far off): "
+      + ", ".join(f"{r['name']} {fmt(r.get('truth_jitter_median_pct_c'))} / "
+                  f"{fmt(r.get('truth_jitter_p90_pct_c'))}" for r in res)
+      + ".")
     tpath = os.path.join(outdir, "together.jsonl")
     if os.path.exists(tpath):
         rows = [json.loads(l) for l in open(tpath)]

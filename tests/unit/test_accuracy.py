@@ -65,6 +65,26 @@ class StepTracking(unittest.TestCase):
         self.assertEqual(accuracy.step_tracking([], bins, C, 0.0, SRTT), [])
 
 
+class TruthJitter(unittest.TestCase):
+    def test_a_steady_truth_does_not_jitter(self):
+        bins = [(0.1 * k, 40.0) for k in range(30)]
+        self.assertEqual(accuracy.truth_jitter(bins, 100.0), (0.0, 0.0))
+
+    def test_every_third_bin_off_a_level(self):
+        bins = [(0.1 * k, 40.0 + (4 if k % 3 == 2 else 0)) for k in range(30)]
+        med, p90 = accuracy.truth_jitter(bins, 50.0)
+        self.assertEqual(med, 0.0)
+        self.assertAlmostEqual(p90, 8.0)  # 4 of C = 50
+
+    def test_a_step_is_not_jitter(self):
+        bins = [(0.1 * k, 60.0 if k < 15 else 20.0) for k in range(30)]
+        self.assertEqual(accuracy.truth_jitter(bins, 100.0)[0], 0.0)
+
+    def test_too_few_bins(self):
+        self.assertEqual(accuracy.truth_jitter([(0, 1.0)] * 5, 100.0),
+                         (None, None))
+
+
 class Throughput(unittest.TestCase):
     def samples(self, lines):
         f = tempfile.NamedTemporaryFile("w", suffix=".samples", delete=False)
@@ -103,8 +123,9 @@ class Trace(unittest.TestCase):
         self.addCleanup(os.unlink, f.name)
         est, connect = accuracy.read_trace(f.name, "5301")
         self.assertIsNone(connect)
-        self.assertEqual(est, [(10.000001, 20.0, 75.0, 60000, 16.0, 15.0),
-                               (10.5, 20.0, 21.0, 60000, 0.0, 0.0)])
+        self.assertEqual(est, [(10.000001, 20.0, 75.0, 60000, 16.0, 15.0,
+                                0, 0),
+                               (10.5, 20.0, 21.0, 60000, 0.0, 0.0, 0, 0)])
 
 
 class Tap(unittest.TextTestResult):
