@@ -430,6 +430,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
 	taken = imtcp_est_update_bounded(&m->est, &m->cfg, fit, edge, rse,
 					 &m->busy);
+	imtcp_busy_measured(&m->busy);
 	imtcp_cu_result(&m->cu, fit != 0);
 	if (!taken)
 		return;

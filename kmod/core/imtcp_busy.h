@@ -15,6 +15,7 @@ struct imtcp_busy {
 	u64 since_us;		/* the latest ACK that showed no queue */
 	u64 start_us;		/* when the current window began */
 	u64 max_bps[2];		/* highest busy rate: this window, the last */
+	u64 recent_bps;		/* highest since the last measurement */
 };
 
 void imtcp_busy_init(struct imtcp_busy *b, u64 now_us);
@@ -24,6 +25,7 @@ void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
 		     u32 mss, u32 interval_us, u32 srtt_us);
 u64 imtcp_busy_bps(const struct imtcp_busy *b);
 u64 imtcp_busy_floor_bps(const struct imtcp_busy *b);
+void imtcp_busy_measured(struct imtcp_busy *b);
 u64 imtcp_busy_bound(u64 raw, const struct imtcp_busy *b,
 		     enum imtcp_edge *edge, u32 *rse);
 

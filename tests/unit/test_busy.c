@@ -145,10 +145,38 @@ TEST(the_floor_needs_both_windows)
 	EXPECT_RATE(imtcp_busy_floor_bps(&b), 20);
 }
 
-/* A busy link whose windows' maxima were @cur and @last Mbit/s. */
+/*
+ * After A falls, the floor follows by the next measurement: the highest
+ * rate since the last one bounds it, while both windows still hold the
+ * rate from before.
+ */
+TEST(the_floor_follows_a_fall_by_the_next_measurement)
+{
+	struct imtcp_busy b;
+	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
+	u64 t;
+
+	imtcp_busy_init(&b, 0);
+	t = deliver(&b, 0, 2 * win + win / 2, 60, BASE + 10000);
+	EXPECT_RATE(imtcp_busy_floor_bps(&b), 60);
+	imtcp_busy_measured(&b);
+	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));	/* nothing since */
+	t = deliver(&b, t, SRTT, 40, BASE + 20000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 60);
+	EXPECT_RATE(imtcp_busy_floor_bps(&b), 40);
+	/* the highest since: a lower sample after it does not lower it */
+	deliver(&b, t, SRTT / 2, 30, BASE + 20000);
+	EXPECT_RATE(imtcp_busy_floor_bps(&b), 40);
+}
+
+/*
+ * A busy link whose windows' maxima were @cur and @last Mbit/s, and @cur
+ * since the last measurement.
+ */
 static struct imtcp_busy busy_of(u64 cur, u64 last)
 {
-	struct imtcp_busy b = { .max_bps = { cur * MBIT, last * MBIT } };
+	struct imtcp_busy b = { .max_bps = { cur * MBIT, last * MBIT },
+				.recent_bps = cur * MBIT };
 
 	return b;
 }

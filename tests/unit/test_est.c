@@ -224,7 +224,8 @@ TEST(a_held_result_leaves_the_range_to_the_fit)
 {
 	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
 	/* busy at 20 in this window, none in the last: no floor yet */
-	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 0 } };
+	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 0 },
+				.recent_bps = 20 * MBIT };
 
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 76 * MBIT,
 					     IMTCP_EDGE_NONE, 40, &b));
