@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The estimates of an accuracy run, replayed: each row of an accuracy
+ * CSV (scripts/bench/accuracy.py, kept in traces as NAME.est.csv) holds one
+ * result the module took in the VM, with the fit, its edge and standard
+ * error, and the busy-link rates that bounded it, and the estimate the
+ * module reported after it. The kernel-independent estimator, fed the
+ * same, must report the same estimate to the bit per second: the module
+ * and the unit tests run one algorithm, and a change to the smoothing or
+ * the bounds can be tried on whole VM runs in milliseconds. (The bounds
+ * change only the estimate, never the next range, so the module's
+ * measurements do not depend on them and the replay is exact.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "kselftest_harness.h"
+#include "core/imtcp_est.h"
+#include "core/imtcp_busy.h"
+
+#define TRACES	"traces"
+
+/* The module's defaults (imtcp_meas.c); only gain_shift matters here. */
+static const struct imtcp_est_cfg cfg = {
+	.n = 10, .k = 2, .noise_us = 500, .gain_shift = 1,
+};
+
+static u64 bps(double mbit)
+{
+	return (u64)(mbit * 1e6 + 0.5);
+}
+
+/*
+ * Replay @name; returns the rows read, *@same of them reported alike,
+ * and the median of |estimate - truth| in kbit/s in *@err_kbps.
+ */
+static int replay(const char *name, int *same, u64 *err_kbps)
+{
+	struct imtcp_est e = { .bl = IMTCP_RATE_MIN, .bu = 2 * IMTCP_RATE_MIN,
+			       .seen = 1 };	/* rows are taken results */
+	static u64 err[4096];
+	char path[256], line[512];
+	int rows = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", TRACES, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	*same = 0;
+	if (!fgets(line, sizeof(line), f))	/* the header */
+		goto out;
+	while (fgets(line, sizeof(line), f) && rows < 4096) {
+		double t, est, fit, busy, floor_mbit, truth;
+		struct imtcp_busy b = { 0 };
+		int edge, rse;
+		u64 got;
+
+		if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%d,%d,%lf", &t, &est,
+			   &fit, &busy, &floor_mbit, &edge, &rse, &truth) != 8)
+			continue;
+		/* the highest busy rate and the floor, as the module had them */
+		b.max_bps[0] = bps(busy);
+		b.max_bps[1] = bps(floor_mbit);
+		b.recent_bps = bps(floor_mbit);
+		imtcp_est_update_bounded(&e, &cfg, bps(fit), edge, rse, &b);
+		got = e.smoothed;
+		*same += got == bps(est);
+		err[rows++] = (got > bps(truth) ? got - bps(truth) :
+			       bps(truth) - got) / 1000;
+	}
+out:
+	fclose(f);
+	for (int i = 1; i < rows; i++)		/* insertion sort */
+		for (int j = i; j > 0 && err[j - 1] > err[j]; j--) {
+			u64 x = err[j];
+
+			err[j] = err[j - 1];
+			err[j - 1] = x;
+		}
+	*err_kbps = rows ? err[rows / 2] : 0;
+	return rows;
+}
+
+static void expect_same(struct __test_metadata *_metadata, const char *name,
+			int min_rows, u64 max_err_kbps)
+{
+	u64 err;
+	int same, rows = replay(name, &same, &err);
+
+	TH_LOG("%s: %d results, %d reported alike, median error %llu kbit/s",
+	       name, rows, same, (unsigned long long)err);
+	ASSERT_GE(rows, min_rows);
+	EXPECT_EQ(rows, same);
+	EXPECT_LE(err, max_err_kbps);
+}
+
+/*
+ * Recorded 2026-11-22 (make bench-accuracy: TCG VM, MTU 9000,
+ * C = 100 Mbit/s, 20 ms each way, module defaults). A change to the
+ * estimate's smoothing or bounds fails these on purpose: record anew
+ * (cp build/vm/accuracy/accuracy-S1.csv traces/acc-s1.est.csv, ...) and
+ * compare the error figures the log gives before and after.
+ */
+TEST(s1_steps_of_cbr)
+{
+	expect_same(_metadata, "acc-s1.est.csv", 100, 6000);
+}
+
+TEST(s2_60_cbr_at_a_40)
+{
+	expect_same(_metadata, "acc-s2-60.est.csv", 30, 4000);
+}
+
+TEST(s3_30_poisson)
+{
+	expect_same(_metadata, "acc-s3-30.est.csv", 50, 10000);
+}
+
+TEST_HARNESS_MAIN
