@@ -35,6 +35,11 @@
  * start's overshoot, the window it had before A fell, until its next
  * loss), that lasts an RTT or two.
  *
+ * The estimate itself is held within the same bounds (imtcp_est.c):
+ * they say where A is now, while the median of three and the EWMA
+ * remember where it was, and where A is small results come seconds
+ * apart.
+ *
  * Busy means every ACK over the rate sample's interval came back more
  * than @empty_us after the minimum RTT would have (the caller's margin
  * for delay noise): an ACK within it says the queue may have emptied,
@@ -136,31 +141,36 @@ void imtcp_busy_measured(struct imtcp_busy *b)
 }
 
 /*
- * A result @raw (imtcp_combine, with its @edge and @rse) held between
- * 9/10 of the floor (imtcp_busy_floor_bps) and 5/4 of the highest busy
- * rate (imtcp_busy_bps; either 0: no such bound). A result held is no
- * longer at the edge it was held from, and its standard error, the
- * fit's, no longer applies (0: unknown). One at the lower edge held at
- * the top stays there (the bound agrees: A is lower still).
+ * @v held between 9/10 of the floor (imtcp_busy_floor_bps) and 5/4 of
+ * the highest busy rate (imtcp_busy_bps; either 0: no such bound).
  */
-u64 imtcp_busy_bound(u64 raw, const struct imtcp_busy *b,
-		     enum imtcp_edge *edge, u32 *rse)
+u64 imtcp_busy_hold(u64 v, const struct imtcp_busy *b)
 {
 	u64 busy = imtcp_busy_bps(b), top = busy + busy / 4;
 	u64 bottom = imtcp_busy_floor_bps(b);
 
 	bottom -= div_u64(bottom, 10);
-	if (busy && raw > top) {
-		if (*edge != IMTCP_EDGE_LOW)
-			*edge = IMTCP_EDGE_NONE;
-		*rse = 0;
+	if (busy && v > top)
 		return top;
-	}
-	if (raw < bottom) {
-		if (*edge != IMTCP_EDGE_HIGH)
-			*edge = IMTCP_EDGE_NONE;
-		*rse = 0;
-		return bottom;
-	}
-	return raw;
+	return max_t(u64, v, bottom);
+}
+
+/*
+ * A result @raw (imtcp_combine, with its @edge and @rse) held so
+ * (imtcp_busy_hold). A result held is no longer at the edge it was held
+ * from, and its standard error, the fit's, no longer applies (0:
+ * unknown). One held from beyond an edge stays there (the bound agrees:
+ * A lies further out still).
+ */
+u64 imtcp_busy_bound(u64 raw, const struct imtcp_busy *b,
+		     enum imtcp_edge *edge, u32 *rse)
+{
+	u64 held = imtcp_busy_hold(raw, b);
+
+	if (held == raw)
+		return raw;
+	if (*edge != (held < raw ? IMTCP_EDGE_LOW : IMTCP_EDGE_HIGH))
+		*edge = IMTCP_EDGE_NONE;
+	*rse = 0;
+	return held;
 }

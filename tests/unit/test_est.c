@@ -256,6 +256,32 @@ TEST(a_held_result_leaves_the_range_to_the_fit)
 }
 
 /*
+ * The estimate itself is held within the busy-link bounds: after A fell,
+ * a median of three older results would keep it where A was until two
+ * more results came, seconds where A is small.
+ */
+TEST(the_estimate_is_held_within_the_bounds_too)
+{
+	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
+	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 20 * MBIT },
+				.recent_bps = 20 * MBIT };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 0);
+	EXPECT_EQ(50 * MBIT, e.smoothed);
+	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 22 * MBIT,
+					     IMTCP_EDGE_NONE, 0, &b));
+	EXPECT_EQ(22 * MBIT, e.raw);		/* within the bounds */
+	EXPECT_EQ(25 * MBIT, e.smoothed);	/* the median, 50, held */
+	/* and from below */
+	b.max_bps[0] = b.max_bps[1] = b.recent_bps = 80 * MBIT;
+	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 75 * MBIT,
+					     IMTCP_EDGE_NONE, 0, &b));
+	EXPECT_EQ(72 * MBIT, e.smoothed);
+}
+
+/*
  * A connection's first result at the lower edge is not taken (only the
  * range moves past that edge); the first estimate it reports is replaced by the next result, not averaged
  * with it (a median of three would keep a low first result for two
