@@ -62,9 +62,10 @@
  * estimate is a least-squares fit over all streams rather than the first
  * rising segment (see core/imtcp_est.c for why); the first result is
  * provisional (dropped at the lower edge of its range, else replaced by
- * the next); a result is held between 9/10 and 5/4 of what the
- * connection was delivered at while the bottleneck's queue stood (then
- * its rate is A itself; core/imtcp_busy.c); a receiver that ACKs every second segment leaves
+ * the next); a result, and the estimate after it, is held between 9/10
+ * and 5/4 of what the connection was delivered at while the
+ * bottleneck's queue stood (then its rate is A itself;
+ * core/imtcp_busy.c); a receiver that ACKs every second segment leaves
  * half the samples.
  *
  * References:

@@ -119,14 +119,14 @@ u64 imtcp_busy_bps(const struct imtcp_busy *b)
 }
 
 /*
- * The lowest of the two windows' highest busy rates and the highest since
- * the last measurement ended; 0 unless all three had one. What the connection gets
- * beyond A while a queue it overfilled drains (a slow start's overshoot)
- * lasts an RTT or two, so it rarely fills both windows of 4 srtt, while
- * a queue that stands at A does; and after A falls the rate since the
- * last measurement follows by the next one, where the windows took 4-8
- * srtt (in an accuracy run a result of 35.0 for A = 38.1 was held at
- * 51.4, 0.2 s after A fell from 59.5).
+ * The lowest of the two windows' highest busy rates and the highest
+ * since the last measurement ended; 0 unless all three had one. What
+ * the connection gets beyond A while a queue it overfilled drains (a
+ * slow start's overshoot) lasts an RTT or two, so it rarely fills both
+ * windows of 4 srtt, while a queue that stands at A does; and after A
+ * falls the rate since the last measurement follows by the next one,
+ * where the windows took 4-8 srtt (in an accuracy run a result of 35.0
+ * for A = 38.1 was held at 51.4, 0.2 s after A fell from 59.5).
  */
 u64 imtcp_busy_floor_bps(const struct imtcp_busy *b)
 {

@@ -2,7 +2,7 @@
 /*
  * What a busy bottleneck gives the connection (imtcp_busy.c): the highest
  * delivery rate it had over intervals in which every ACK showed a queue,
- * and the bounds that puts on a measurement's result.
+ * and the bounds that puts on a measurement's result and the estimate.
  */
 #ifndef _IMTCP_BUSY_H
 #define _IMTCP_BUSY_H
