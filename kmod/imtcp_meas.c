@@ -487,9 +487,10 @@ static void track_delivery(struct sock *sk, struct imtcp_meas *m,
 }
 
 /*
- * The delivery rate while the bottleneck was busy, an upper bound of A
- * (core/imtcp_busy.c): an ACK within 4 noise_us or an eighth of the
- * minimum RTT of it, whichever is more, says the queue may have emptied.
+ * The delivery rate while the bottleneck was busy, which bounds results
+ * and the estimate from both sides (core/imtcp_busy.c): an ACK within
+ * 4 noise_us or an eighth of the minimum RTT of it, whichever is more,
+ * says the queue may have emptied.
  * Less was not enough: after a loss at A = 99 Mbit/s in the VM, the
  * streams kept the RTT 2-4 ms above its minimum while the link idled
  * during the holds, and a connection delivered at 56 Mbit/s looked busy

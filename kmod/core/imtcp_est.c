@@ -997,7 +997,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	return true;
 }
 
-/* The same without a busy-link bound. */
+/* The same without the busy-link bounds. */
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		      u64 raw, enum imtcp_edge edge, u32 rse)
 {
