@@ -15,7 +15,8 @@
 # transfer at a time: imtcp (its estimates, from the imtcp_estimate
 # tracepoint, and its tcpi_delivery_rate), BBR (its bandwidth estimate,
 # from TCP_CC_INFO) and reno (goodput, for imtcp's goodput ratio).
-#   S1  A = 60, 40, 60, 20, 60 % of C, BENCH_STEP_SECS (10) each, CBR
+#   S1  A = 60, 40, 60, 20, 60 % of C, BENCH_STEP_SECS (20, the paper's
+#       profile) each, CBR
 #   S2  CBR cross traffic at 0, 20, 40, 60, 80 % of C, BENCH_SECS (20)
 #   S3  Poisson cross traffic (selftests/poisson.c) at 30 and 60 % of C
 #   S4  application-limited senders writing 5 Mbit/s in chunks, one
@@ -48,8 +49,12 @@ source "$(dirname "$0")/../../selftests/lib.sh"
 
 C=${BENCH_C_MBIT:-100}
 SECS=${BENCH_SECS:-20}
-STEP=${BENCH_STEP_SECS:-10}
+STEP=${BENCH_STEP_SECS:-20}
 S5_REPS=${BENCH_S5_REPS:-3}
+in_range "$SECS" 1 600 ||
+	{ echo "BENCH_SECS: seconds per transfer, 1-600" >&2; exit 2; }
+in_range "$STEP" 1 600 ||
+	{ echo "BENCH_STEP_SECS: seconds per step of S1, 1-600" >&2; exit 2; }
 case $C in
 ''|*[!0-9]*|0) echo "BENCH_C_MBIT: the bottleneck in Mbit/s, a positive integer" >&2; exit 2 ;;
 esac
