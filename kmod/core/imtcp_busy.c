@@ -27,8 +27,8 @@
  * delivered at more than A. Results of the fit scatter to both sides of
  * A with the cross traffic's bursts (in an accuracy run at MTU 9000,
  * C = 100 Mbit/s, CBR cross traffic and A = 59.5, a tenth of them read
- * 17 or more below A), and the estimate's median of three lets two low
- * ones in a row through. So a result is also held at 9/10 of the busy
+ * 17 or more below A), and the estimate's median of three (five since)
+ * let two low ones in a row through. So a result is also held at 9/10 of the busy
  * rate, taken here as the lowest of the two windows' maxima and the
  * highest since the last measurement (imtcp_busy_floor_bps): where the
  * queue grew or drained and the connection got more than A (a slow
@@ -36,8 +36,8 @@
  * loss), that lasts an RTT or two.
  *
  * The estimate itself is held within the same bounds (imtcp_est.c):
- * they say where A is now, while the median of three and the EWMA
- * remember where it was, and where A is small results come seconds
+ * they say where A is now, while the median and the EWMA remember
+ * where it was, and where A is small results come seconds
  * apart.
  *
  * Busy means every ACK over the rate sample's interval came back more

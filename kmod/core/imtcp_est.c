@@ -49,7 +49,8 @@
 #define IMTCP_DELAY_CAP		65535	/* us; larger rises are clamped */
 #define IMTCP_INV_SHIFT		30	/* fixed point of 1 / rate */
 #define IMTCP_Q_UNIT		1024	/* model queue: 1/1024 segment */
-#define IMTCP_MEDIAN		3	/* raw results in the median */
+#define IMTCP_MEDIAN		5	/* raw results in the median */
+#define IMTCP_STEP_RESULTS	3	/* results that agree on a step */
 #define IMTCP_RANGE_UP		3	/* range: A / 2 .. 3 A */
 #define IMTCP_FIRST_LO_DIV	2	/* first range: hint / 2 .. */
 #define IMTCP_FIRST_HI_MUL	16	/* .. hint * 16 */
@@ -863,6 +864,36 @@ static u32 result_weight(const struct imtcp_est *e, u32 h)
 }
 
 /*
+ * A step of A: the latest IMTCP_STEP_RESULTS results, each of full
+ * weight, all lie more than an eighth of the estimate away from it on
+ * the same side and within a quarter of the highest of each other.
+ * Returns their mean then, else 0.
+ */
+static u64 step_level(const struct imtcp_est *e)
+{
+	u64 s = e->smoothed, off = s >> 3, lo = U64_MAX, hi = 0, sum = 0;
+	int side = 0, sd;
+	u32 i, h;
+
+	if (e->nhist < IMTCP_STEP_RESULTS)
+		return 0;
+	for (i = 0; i < IMTCP_STEP_RESULTS; i++) {
+		h = (e->hist_pos + IMTCP_HIST - 1 - i) % IMTCP_HIST;
+		sd = e->hist[h] > s + off ? 1 : e->hist[h] + off < s ? -1 : 0;
+		if (!sd || (side && sd != side) ||
+		    result_weight(e, h) < IMTCP_WEIGHT_FULL)
+			return 0;
+		side = sd;
+		lo = min_t(u64, lo, e->hist[h]);
+		hi = max_t(u64, hi, e->hist[h]);
+		sum += e->hist[h];
+	}
+	if (hi - lo > hi / 4)
+		return 0;
+	return div_u64(sum, IMTCP_STEP_RESULTS);
+}
+
+/*
  * The reported estimate: a short median (one stream set sees A over a
  * few ms, where bursty cross traffic makes single results scatter
  * without bias), then an EWMA with gain 2^-gain_shift, scaled by that
@@ -870,15 +901,29 @@ static u32 result_weight(const struct imtcp_est *e, u32 h)
  * estimate less. In the VM's recordings (MTU 9000, C = 100, A = 38-79,
  * 485 standing-queue results) those with a standard error under 10 %
  * were off by 4.2 Mbit/s (median of 261), 10-20 % by 8.2 (127), over
- * 20 % by 16.7 (97).
+ * 20 % by 16.7 (97). The median is of five: replayed exactly on the
+ * results of four accuracy runs (32 scenario runs), against a median
+ * of three it lowered the p90 error in 24 and raised it in 3 (by at
+ * most 0.7 % of C; mean p90 9.8 -> 8.9 % of C, mean median 3.8 -> 3.6),
+ * but followed S1's steps later. Where three results in a row agree on
+ * a new level (step_level), the estimate goes there at once: with it
+ * the steps were followed about as soon as with a median of three
+ * (replayed: 915 RTT in all against 892; one fall from 60 to 40 in 12
+ * RTT instead of 32), the p90 error still lower in 22 of 32 and
+ * higher in 3 (mean 9.0).
  */
 static void smooth(struct imtcp_est *e, const struct imtcp_est_cfg *c)
 {
 	u32 h = recent_median(e), w = result_weight(e, h);
-	u64 med = e->hist[h], step;
+	u64 med = e->hist[h], step, level;
 
 	if (!e->smoothed) {
 		e->smoothed = med;
+		return;
+	}
+	level = step_level(e);
+	if (level) {
+		e->smoothed = level;
 		return;
 	}
 	step = med >= e->smoothed ? med - e->smoothed : e->smoothed - med;

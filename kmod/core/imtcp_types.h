@@ -12,6 +12,7 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #else
@@ -25,6 +26,8 @@ typedef __u32 u32;
 typedef __u64 u64;
 typedef __s32 s32;
 typedef __s64 s64;
+
+#define U64_MAX ((u64)~0ULL)
 
 #define min_t(type, a, b) ({ type _a = (a); type _b = (b); _a < _b ? _a : _b; })
 #define max_t(type, a, b) ({ type _a = (a); type _b = (b); _a > _b ? _a : _b; })

@@ -257,7 +257,7 @@ TEST(a_held_result_leaves_the_range_to_the_fit)
 
 /*
  * The estimate itself is held within the busy-link bounds: after A fell,
- * a median of three older results would keep it where A was until two
+ * a median of older results would keep it where A was until three
  * more results came, seconds where A is small.
  */
 TEST(the_estimate_is_held_within_the_bounds_too)
@@ -284,8 +284,8 @@ TEST(the_estimate_is_held_within_the_bounds_too)
 /*
  * A connection's first result at the lower edge is not taken (only the
  * range moves past that edge); the first estimate it reports is replaced by the next result, not averaged
- * with it (a median of three would keep a low first result for two
- * more measurements).
+ * with it (a median would keep a low first result for several more
+ * measurements).
  */
 TEST(the_first_result_is_provisional)
 {
@@ -348,7 +348,8 @@ TEST(a_fit_held_at_half_the_floor_is_the_lower_edge)
  * A result whose standard error is four times the usual (and above
  * IMTCP_RSE_FULL) moves the estimate by 1/16 of what a precise one
  * would: the median result 80 against an estimate of 50 gives 50.9, not
- * 65.
+ * 65. (The last three results are 80, 80, 110: too far apart to be a
+ * step, so the EWMA decides; the median, 80, is an imprecise one.)
  */
 TEST(an_imprecise_result_moves_the_estimate_less)
 {
@@ -360,8 +361,10 @@ TEST(an_imprecise_result_moves_the_estimate_less)
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50));
 	EXPECT_EQ(50 * MBIT, e.smoothed);
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 400));
-	EXPECT_EQ(50 * MBIT, e.smoothed);	/* median 50 */
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 400));
+	EXPECT_EQ(50 * MBIT, e.smoothed);	/* median of 50 50 80 80: 50 */
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 110 * MBIT, IMTCP_EDGE_NONE,
+				     50));
 	/* median 80 of rse 400; usual 50, counted as 100: weight 16/256 */
 	EXPECT_EQ(50 * MBIT + 15 * MBIT * 16 / 256, e.smoothed);
 
@@ -371,6 +374,7 @@ TEST(an_imprecise_result_moves_the_estimate_less)
 	imtcp_est_update(&f, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 0);
 	imtcp_est_update(&f, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 0);
 	imtcp_est_update(&f, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 0);
+	imtcp_est_update(&f, &cfg, 110 * MBIT, IMTCP_EDGE_NONE, 0);
 	EXPECT_EQ(65 * MBIT, f.smoothed);
 }
 
@@ -388,10 +392,68 @@ TEST(equally_imprecise_results_count_in_full)
 	for (i = 0; i < 3; i++)
 		imtcp_est_update(&e, &cfg, 20 * MBIT, IMTCP_EDGE_NONE, 500);
 	EXPECT_EQ(20 * MBIT, e.smoothed);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 2; i++)
 		imtcp_est_update(&e, &cfg, 60 * MBIT, IMTCP_EDGE_NONE, 500);
-	/* median 60 from the second on: 40, 50, 55 */
-	EXPECT_EQ(55 * MBIT, e.smoothed);
+	EXPECT_EQ(20 * MBIT, e.smoothed);	/* median of five: 20 */
+	imtcp_est_update(&e, &cfg, 60 * MBIT, IMTCP_EDGE_NONE, 500);
+	/* three alike, each counted in full: a step (a weight below full
+	 * would have left the estimate near 20)
+	 */
+	EXPECT_EQ(60 * MBIT, e.smoothed);
+}
+
+/*
+ * An estimate of 50 from five results of 50 (standard error 5 %), and
+ * then @a, @b and @c (@c 0: none) of standard error @rse permille.
+ */
+static u64 after_three_rse(u64 a, u64 b, u64 c, u32 rse)
+{
+	struct imtcp_est e = { .bl = 10 * MBIT, .bu = 200 * MBIT };
+	u32 i;
+
+	for (i = 0; i < 6; i++)
+		imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50);
+	imtcp_est_update(&e, &cfg, a, IMTCP_EDGE_NONE, rse);
+	imtcp_est_update(&e, &cfg, b, IMTCP_EDGE_NONE, rse);
+	if (c)
+		imtcp_est_update(&e, &cfg, c, IMTCP_EDGE_NONE, rse);
+	return e.smoothed;
+}
+
+static u64 after_three(u64 a, u64 b, u64 c)
+{
+	return after_three_rse(a, b, c, 50);
+}
+
+/*
+ * A median of five needs three results on a new level before it moves;
+ * three in a row that agree on it (within a quarter of each other, each
+ * more than an eighth off the estimate, on one side) are a step of A,
+ * and the estimate goes to their mean at once.
+ */
+TEST(three_results_alike_are_a_step)
+{
+	EXPECT_EQ(50 * MBIT, after_three(30 * MBIT, 31 * MBIT, 0));
+	EXPECT_EQ(30 * MBIT, after_three(30 * MBIT, 31 * MBIT, 29 * MBIT));
+	EXPECT_EQ(70 * MBIT, after_three(72 * MBIT, 68 * MBIT, 70 * MBIT));
+}
+
+TEST(results_that_do_not_agree_are_no_step)
+{
+	/* too far apart: 20 to 40; the median of five (40) and the EWMA */
+	EXPECT_EQ(45 * MBIT, after_three(30 * MBIT, 40 * MBIT, 20 * MBIT));
+	/* on both sides of the estimate: the median stays 50 */
+	EXPECT_EQ(50 * MBIT, after_three(30 * MBIT, 70 * MBIT, 31 * MBIT));
+	/* within an eighth of it: the EWMA, half way to the median 54 */
+	EXPECT_EQ(52 * MBIT, after_three(54 * MBIT, 55 * MBIT, 54 * MBIT));
+	/* close to each other, but on both sides: the median stays 50 */
+	EXPECT_EQ(50 * MBIT, after_three(435 * MBIT / 10, 57 * MBIT,
+					 435 * MBIT / 10));
+	/* alike, but each four times less precise than the usual: the
+	 * median (31) moves the estimate with weight 1/16
+	 */
+	EXPECT_EQ(50 * MBIT - 19 * MBIT / 2 * 16 / 256,
+		  after_three_rse(30 * MBIT, 31 * MBIT, 29 * MBIT, 400));
 }
 
 /*

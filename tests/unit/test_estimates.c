@@ -96,7 +96,8 @@ static void expect_same(struct __test_metadata *_metadata, const char *name,
 
 /*
  * Recorded 2026-11-22 (make bench-accuracy: TCG VM, MTU 9000,
- * C = 100 Mbit/s, 20 ms each way, module defaults). A change to the
+ * C = 100 Mbit/s, 20 ms each way, module defaults; the median of five
+ * with the step rule; S1 with its steps of 20 s). A change to the
  * estimate's smoothing or bounds fails these on purpose: record anew
  * (cp build/vm/accuracy/accuracy-S1.csv traces/acc-s1.est.csv, ...) and
  * compare the error figures the log gives before and after.
