@@ -28,17 +28,16 @@
  * A with the cross traffic's bursts (in an accuracy run at MTU 9000,
  * C = 100 Mbit/s, CBR cross traffic and A = 59.5, a tenth of them read
  * 17 or more below A), and the estimate's median of three (five since)
- * let two low ones in a row through. So a result is also held at 9/10 of the busy
- * rate, taken here as the lowest of the two windows' maxima and the
- * highest since the last measurement (imtcp_busy_floor_bps): where the
- * queue grew or drained and the connection got more than A (a slow
- * start's overshoot, the window it had before A fell, until its next
- * loss), that lasts an RTT or two.
+ * let two low ones in a row through. So a result is also held at 9/10
+ * of the busy rate, taken here as the lowest of the two windows' maxima
+ * and the highest since the last measurement (imtcp_busy_floor_bps):
+ * where the queue grew or drained and the connection got more than A (a
+ * slow start's overshoot, the window it had before A fell, until its
+ * next loss), that lasts an RTT or two.
  *
  * The estimate itself is held within the same bounds (imtcp_est.c):
  * they say where A is now, while the median and the EWMA remember
- * where it was, and where A is small results come seconds
- * apart.
+ * where it was, and where A is small results come seconds apart.
  *
  * Busy means every ACK over the rate sample's interval came back more
  * than @empty_us after the minimum RTT would have (the caller's margin

@@ -866,7 +866,7 @@ static u32 result_weight(const struct imtcp_est *e, u32 h)
 /*
  * A step of A: the latest IMTCP_STEP_RESULTS results, each of full
  * weight, all lie more than an eighth of the estimate away from it on
- * the same side and within a quarter of the highest of each other.
+ * the same side, and the lowest is within a quarter of the highest.
  * Returns their mean then, else 0.
  */
 static u64 step_level(const struct imtcp_est *e)
