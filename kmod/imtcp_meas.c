@@ -189,11 +189,12 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 		      v->srtt_us - tcp_min_rtt(tp) - tp->mdev_us : 0;
 }
 
-static void set_pacing(struct sock *sk, u64 rate)
+/* sk_pacing_rate is in bytes per second (see imtcp_pacing_Bps). */
+static void set_pacing(struct sock *sk, u64 pacing_Bps)
 {
 	/* sch_fq reads sk_pacing_rate without the socket lock. */
 	WRITE_ONCE(sk->sk_pacing_rate,
-		   min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate)));
+		   min_t(u64, pacing_Bps, READ_ONCE(sk->sk_max_pacing_rate)));
 }
 
 /*
@@ -280,7 +281,12 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 	shape(sk, m, 1);
 	release(sk);
 	pacing_on(sk);
-	set_pacing(sk, imtcp_gap_rate(st, m->cfg.n, 0));
+	set_pacing(sk, imtcp_pacing_Bps(imtcp_gap_rate(st, m->cfg.n, 0)));
+	if (trace_imtcp_stream_start_enabled())
+		trace_imtcp_stream_start(m->cookie, m->cu.stream, tp->snd_nxt,
+					 st->lo_bps, st->hi_bps, m->cfg.n,
+					 st->seg_bytes,
+					 imtcp_pace_plan_ns(st, m->cfg.n));
 }
 
 static void trace_state(struct sock *sk, struct imtcp_meas *m, u32 from)
@@ -532,11 +538,14 @@ void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,
  * During a stream, what leaves now and when the next segment is due: the
  * segments the stream's schedule says are due, as one skb, and a rate
  * that brings the stack's next departure back onto the schedule
- * (core/imtcp_pace.c). Returns that many segments.
+ * (core/imtcp_pace.c). Before the next segment is due its departure
+ * time is held back to it (the stack's may be earlier: it gives back
+ * credit after a late send), so the stack's pacing check waits. Returns
+ * the segments to send as one skb.
  */
 static u32 pace_stream(struct sock *sk, struct imtcp_meas *m)
 {
-	const struct tcp_sock *tp = tcp_sk(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
 	u64 now = tp->tcp_clock_cache;
 	struct imtcp_pace p;
 
@@ -544,8 +553,10 @@ static u32 pace_stream(struct sock *sk, struct imtcp_meas *m)
 			now - m->stream_t0,
 			now > tp->tcp_wstamp_ns ? now - tp->tcp_wstamp_ns : 0,
 			held_segs(sk), &p);
+	if (p.wait_ns)
+		tp->tcp_wstamp_ns = max(tp->tcp_wstamp_ns, now + p.wait_ns);
 	shape(sk, m, p.segs);
-	set_pacing(sk, p.rate_bps);
+	set_pacing(sk, p.pacing_Bps);
 	return m->gso_segs;
 }
 

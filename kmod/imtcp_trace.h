@@ -43,6 +43,41 @@ TRACE_EVENT(imtcp_state,
 		      __entry->m, __entry->stream, __entry->cwnd, __entry->held)
 );
 
+/*
+ * A stream begins: its first segment starts at sequence number @seq, and
+ * its N segments of @mss bytes are planned to leave over @plan_ns (from
+ * the first departure to the last) at rates rising from @lo_bps to
+ * @hi_bps. A capture on the sender's link can check the real departures
+ * against the plan (selftests/imtcp_pacing.sh).
+ */
+TRACE_EVENT(imtcp_stream_start,
+	    TP_PROTO(u64 cookie, u32 index, u32 seq, u64 lo_bps, u64 hi_bps,
+		     u32 segs, u32 mss, u64 plan_ns),
+	    TP_ARGS(cookie, index, seq, lo_bps, hi_bps, segs, mss, plan_ns),
+	    TP_STRUCT__entry(__field(u64, cookie)
+			     __field(u64, lo_bps)
+			     __field(u64, hi_bps)
+			     __field(u64, plan_ns)
+			     __field(u32, index)
+			     __field(u32, seq)
+			     __field(u32, segs)
+			     __field(u32, mss)
+	    ),
+	    TP_fast_assign(__entry->cookie = cookie;
+			   __entry->lo_bps = lo_bps;
+			   __entry->hi_bps = hi_bps;
+			   __entry->plan_ns = plan_ns;
+			   __entry->index = index;
+			   __entry->seq = seq;
+			   __entry->segs = segs;
+			   __entry->mss = mss;
+	    ),
+	    TP_printk("cookie=%llu stream=%u seq=%u rate=%llu-%llu segs=%u mss=%u plan_ns=%llu",
+		      __entry->cookie, __entry->index, __entry->seq,
+		      __entry->lo_bps, __entry->hi_bps, __entry->segs,
+		      __entry->mss, __entry->plan_ns)
+);
+
 TRACE_EVENT(imtcp_stream,
 	    TP_PROTO(u64 cookie, u32 index, u64 lo_bps, u64 hi_bps, u32 segs,
 		     u32 mss, u32 samples, u32 outcome, u32 min_rtt_us),

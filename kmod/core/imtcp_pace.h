@@ -25,9 +25,11 @@
 
 struct imtcp_pace {
 	u32 segs;	/* segments to send now, back to back (>= 1) */
-	u64 rate_bps;	/* pacing rate to set for them */
+	u64 pacing_Bps;	/* sk_pacing_rate to set for them, bytes/s */
+	u64 wait_ns;	/* > 0: nothing is due yet; the next is this far off */
 };
 
+u64 imtcp_pace_plan_ns(const struct imtcp_stream *st, u32 n);
 void imtcp_pace_next(const struct imtcp_stream *st, u32 n, u32 sent,
 		     u64 elapsed_ns, u64 late_ns, u32 room,
 		     struct imtcp_pace *p);

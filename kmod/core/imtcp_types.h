@@ -5,7 +5,10 @@
  * Everything under kmod/core/ is plain C that builds both into the module
  * and into the userspace unit tests (tests/unit). This header is the only
  * place that knows which of the two it is being built for, and holds the
- * one helper both the module and the core need (imtcp_rate_bps).
+ * unit helpers both the module and the core need.
+ *
+ * Units: a rate named _bps is in bits per second, _Bps in bytes per
+ * second (what sk_pacing_rate holds); times carry _us or _ns.
  */
 #ifndef _IMTCP_TYPES_H
 #define _IMTCP_TYPES_H
@@ -53,6 +56,16 @@ static inline s64 div64_s64(s64 dividend, s64 divisor)
 static inline u64 imtcp_rate_bps(u32 segs, u32 mss, u32 us)
 {
 	return us ? div_u64((u64)segs * mss * 8 * 1000000, us) : 0;
+}
+
+/*
+ * What sk_pacing_rate takes (bytes per second) for a rate in bits per
+ * second: the one place where the module's bit rates meet the kernel's
+ * byte rate (tcp_update_skb_after_send: len * NSEC_PER_SEC / rate).
+ */
+static inline u64 imtcp_pacing_Bps(u64 rate_bps)
+{
+	return rate_bps / 8;
 }
 
 #endif /* _IMTCP_TYPES_H */

@@ -165,6 +165,12 @@ pick_accel() {
 	echo "$acc"
 }
 
+# One VM at a time on this machine (two cores): wait for any other.
+exec 9> /tmp/imtcp-vm.lock
+if ! flock -n 9; then
+	echo "run-vm: another VM runs; waiting for /tmp/imtcp-vm.lock" >&2
+	flock 9
+fi
 accel=$(pick_accel)
 out=$vmdir/$name
 rm -rf "$out"
