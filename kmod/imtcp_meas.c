@@ -311,7 +311,7 @@ static void enter_state(struct sock *sk, struct imtcp_meas *m, u32 from)
 		unshape(sk, m);
 		pacing_on(sk);
 		t = imtcp_hold_us(tp->mss_cache, m->est.smoothed ?: m->est.bl,
-				  m->cfg.n, tcp_snd_cwnd(tp), tp->mdev_us,
+				  m->cu.m, tcp_snd_cwnd(tp), tp->mdev_us,
 				  tp->srtt_us >> 3);
 		m->cu.deadline_us = now_us(tp) + t;
 		imtcp_set_reno_pacing_rate(sk);

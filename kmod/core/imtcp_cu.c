@@ -6,7 +6,10 @@
  *   STORE  held >= m                        -> SEND
  *          window <= N (4 N in a window-limited
  *          slow start), nothing in flight,
- *          or the hold time T is over       -> EMPTY
+ *          or the hold time T is over       -> EMPTY, a failed stream:
+ *                                              the measurement is
+ *                                              abandoned and no hold
+ *                                              begins for one srtt
  *   SEND   N segments sent: last stream     -> PASS, else -> EMPTY
  *          a segment due and none ready     -> EMPTY, m + 1 (max N), the
  *                                              same stream again
@@ -91,6 +94,8 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->limited = 1;
 	cu->free_starts = 0;
 	cu->slow_start = 0;
+	cu->resting = 0;
+	cu->rest_until_us = 0;
 	cu->last_us = 0;
 	cu->free_us = 0;
 	cu->send_us = 0;
@@ -212,9 +217,25 @@ static bool in_debt(const struct imtcp_cu *cu)
 	return cu->budget < IMTCP_BUDGET_MAX && cu->credit < 0;
 }
 
-/* A new measurement may start; a started one goes on regardless. */
-static bool may_start(const struct imtcp_cu *cu)
+static bool time_reached(u32 now, u32 t)
 {
+	return (s32)(now - t) >= 0;
+}
+
+/* After a failed hold, the ACK clock's gap has not passed yet. */
+static bool resting(const struct imtcp_cu *cu, u32 now_us)
+{
+	return cu->resting && !time_reached(now_us, cu->rest_until_us);
+}
+
+/*
+ * A new measurement may start; a started one goes on regardless. Neither
+ * holds while resting after a failed hold.
+ */
+static bool may_start(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
+{
+	if (resting(cu, v->now_us))
+		return false;
 	return cu->stream || !in_debt(cu) || cu->free_starts;
 }
 
@@ -245,11 +266,6 @@ static bool may_hold(const struct imtcp_cu *cu, u32 n,
 	return v->in_flight > 0 || v->held >= cu->m;
 }
 
-static bool time_reached(u32 now, u32 t)
-{
-	return (s32)(now - t) >= 0;
-}
-
 static u32 goto_state(struct imtcp_cu *cu, u32 state)
 {
 	if (cu->state == state)
@@ -272,6 +288,25 @@ static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	return goto_state(cu, IMTCP_STORE);
 }
 
+/*
+ * A hold ended without its stream. What it held leaves at once, and one
+ * RTT later the ACKs of that burst come as a burst too, after a gap as
+ * long as the hold: a hold begun then would gather as little again, and
+ * each failure would set up the next (in a closed-loop model of a window
+ * of one BDP, 500 failed holds in a row). So no new hold starts for one
+ * srtt, and a measurement whose later stream failed so is abandoned (its
+ * first stream's samples alone do not make a result); the caller counts
+ * it as a failed stream (IMTCP_CU_FAILED).
+ */
+static u32 hold_failed(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
+{
+	cu->resting = 1;
+	cu->rest_until_us = v->now_us + v->srtt_us;
+	cu->good = 0;
+	cu->stream = 0;
+	return IMTCP_CU_FAILED | goto_state(cu, IMTCP_EMPTY);
+}
+
 static u32 step_store(struct imtcp_cu *cu, u32 n,
 		      const struct imtcp_cu_view *v)
 {
@@ -281,7 +316,7 @@ static u32 step_store(struct imtcp_cu *cu, u32 n,
 		return goto_state(cu, IMTCP_SEND);
 	}
 	if (!may_hold(cu, n, v) || time_reached(v->now_us, cu->deadline_us))
-		return goto_state(cu, IMTCP_EMPTY);
+		return hold_failed(cu, v);
 	return 0;
 }
 
@@ -307,7 +342,7 @@ static u32 step_pass(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
 	if (!v->acked)
 		return 0;
 	cu->stream = 0;
-	if (may_hold(cu, n, v) && may_start(cu))
+	if (may_hold(cu, n, v) && may_start(cu, v))
 		return IMTCP_CU_MEASURED | hold(cu, v);
 	return IMTCP_CU_MEASURED | goto_state(cu, IMTCP_EMPTY);
 }
@@ -355,7 +390,7 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 	case IMTCP_PASS:
 		return step_pass(cu, n, v);
 	default:	/* OFF, EMPTY */
-		if (may_hold(cu, n, v) && may_start(cu))
+		if (may_hold(cu, n, v) && may_start(cu, v))
 			return hold(cu, v);
 		return goto_state(cu, IMTCP_EMPTY);
 	}
@@ -376,26 +411,32 @@ void imtcp_cu_result(struct imtcp_cu *cu, bool ok)
 }
 
 /*
- * The longest hold, T = (M / R) (N - 1) + 4 D_RTT: long enough to gather
- * a stream at rate R, plus the RTT variation (the kernel's mdev_us is
- * already four times the mean deviation). The paper's R is A; but held
- * segments are freed by ACKs, at the window's rate cwnd * M / srtt, and
- * where that is the lower (a window-limited sender below A, or a guess
- * of A still too high) a hold timed by A ended before it had gathered
- * m segments: at MTU 9000 and A = 20 Mbit/s ten holds in a row, on a
- * window of 11-14 segments, ended so and charged the budget for nothing
- * (traced). So R is the lower of the two. Never longer than one smoothed
- * RTT: a longer hold would stall the ACK clock.
+ * The longest hold, T = (M / R) (m - 1) + (M / W) ACK_SEGS + 4 D_RTT:
+ * long enough to gather the m segments a stream starts with at rate R,
+ * plus one ACK interval, plus the RTT variation (the kernel's mdev_us is
+ * already four times the mean deviation). The paper's is
+ * (M / A) (N - 1) + 4 D_RTT with R = A. Here R is the lower of A and the
+ * window's rate W = cwnd * M / srtt: held segments are freed by ACKs, at
+ * the window's rate, and where that is the lower (a window-limited
+ * sender below A, or a guess of A still too high) a hold timed by A ends
+ * before it has gathered m. The ACK interval: ACKs free segments
+ * ACK_SEGS at a time (a receiver ACKs every second one), so the last
+ * ones come that much after the fluid rate says. m, not N: a stream
+ * starts with m held. Never longer than one smoothed RTT: a longer hold
+ * would stall the ACK clock.
  */
-u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 n, u32 cwnd, u32 mdev4_us,
+u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us)
 {
 	u64 t = mdev4_us, window_bps = imtcp_rate_bps(cwnd, mss, srtt_us);
 
 	if (window_bps && (!rate_bps || window_bps < rate_bps))
 		rate_bps = window_bps;
-	if (rate_bps)
-		t += div64_u64((u64)mss * 8 * 1000000 * (n - 1), rate_bps);
+	if (rate_bps && m > 1)
+		t += div64_u64((u64)mss * 8 * 1000000 * (m - 1), rate_bps);
+	if (window_bps)
+		t += div64_u64((u64)mss * 8 * 1000000 * IMTCP_ACK_SEGS,
+			       window_bps);
 	if (srtt_us && t > srtt_us)
 		t = srtt_us;
 	return (u32)t;

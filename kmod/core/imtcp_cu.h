@@ -29,6 +29,9 @@ enum imtcp_state {
  */
 #define IMTCP_SS_WINDOW	4
 
+/* Segments one ACK frees (a receiver ACKs every second segment). */
+#define IMTCP_ACK_SEGS	2
+
 /* hold_budget: 100 % lets the connection measure without pause. */
 #define IMTCP_BUDGET_MAX	100
 
@@ -44,7 +47,9 @@ struct imtcp_cu {
 	u8 limited;	/* the window kept data back at the last step */
 	u8 free_starts;	/* measurements that may still start in debt */
 	u8 slow_start;	/* the measurement began in slow start */
+	u8 resting;	/* a hold failed: none begins before rest_until_us */
 	u32 deadline_us;/* STORE: hold no longer than this */
+	u32 rest_until_us;
 	u32 budget;	/* percent of time that holds may cost */
 	u32 last_us;	/* when the budget was last brought up to date */
 	u32 free_us;	/* of this hold and its stream, what the queue pays */
@@ -76,7 +81,8 @@ struct imtcp_cu_view {
 /* What imtcp_cu_step() reports besides the new state. */
 #define IMTCP_CU_CHANGED	0x1	/* cu->state changed */
 #define IMTCP_CU_MEASURED	0x2	/* a measurement's ACKs are in */
-#define IMTCP_CU_FAILED		0x4	/* the stream ran dry; retried */
+/* a stream ran dry (retried), or its hold ended without it (abandoned) */
+#define IMTCP_CU_FAILED		0x4
 #define IMTCP_CU_STREAM_DONE	0x8	/* a stream was sent in full */
 
 void imtcp_cu_init(struct imtcp_cu *cu, u32 n);
@@ -87,7 +93,7 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 		  const struct imtcp_cu_view *v);
 u32 imtcp_cu_pause(struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
-u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 n, u32 cwnd, u32 mdev4_us,
+u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us);
 const char *imtcp_state_name(u32 state);
 

@@ -71,6 +71,43 @@ TEST(store_gives_up_at_the_deadline)
 	EXPECT_EQ(IMTCP_EMPTY, cu.state);
 }
 
+/*
+ * A later stream's hold that runs out abandons the measurement: a failed
+ * stream, stream 0 again, and no hold for one srtt (the ACK clock's gap
+ * that the released burst leaves comes one RTT later).
+ */
+TEST(later_stream_hold_expiry_abandons_and_rests)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+	u32 f;
+
+	v.srtt_us = 40000;
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);		/* stream 0 */
+	v.sent = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	v.sent = 0;
+	v.held = 1;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(1, cu.stream);
+	cu.deadline_us = v.now_us + 5000;
+	v.now_us += 5000;
+	f = imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_CU_FAILED | IMTCP_CU_CHANGED, f);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(0, cu.stream);
+	EXPECT_EQ(N, cu.m);			/* m is for dry streams */
+	v.now_us += 39999;
+	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	v.now_us += 1;
+	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
+	EXPECT_EQ(IMTCP_STORE, cu.state);
+}
+
 TEST(deadline_survives_clock_wrap)
 {
 	struct imtcp_cu cu = started();
@@ -287,30 +324,40 @@ TEST(a_pause_after_all_streams_left_analyses_them)
 
 TEST(hold_time)
 {
-	/* 1448 B at 50 Mbit/s: 231.7 us per segment, 9 gaps, + 4 D_RTT */
-	EXPECT_EQ(2085 + 3000,
+	/*
+	 * 1448 B at 50 Mbit/s: 231.7 us per segment, m - 1 = 9 of them; one
+	 * ACK interval, two segments at the window's 115.8 Mbit/s: 200 us;
+	 * + 4 D_RTT
+	 */
+	EXPECT_EQ(2085 + 200 + 3000,
 		  imtcp_hold_us(1448, 50000000, 10, 400, 3000, 40000));
+	/* m, not N: four held segments start the stream */
+	EXPECT_EQ(695 + 200 + 3000,
+		  imtcp_hold_us(1448, 50000000, 4, 400, 3000, 40000));
 	/* no estimate and no window known: only the RTT variation */
 	EXPECT_EQ(3000, imtcp_hold_us(1448, 0, 10, 0, 3000, 40000));
 	/* no estimate yet: the window's rate, 10 segments per 40 ms */
-	EXPECT_EQ(36000 + 3000, imtcp_hold_us(1448, 0, 10, 10, 3000, 40000));
+	EXPECT_EQ(3 * 4000 + 2 * 4000 + 3000,
+		  imtcp_hold_us(1448, 0, 4, 10, 3000, 40000));
 	/* never beyond one srtt */
 	EXPECT_EQ(4000, imtcp_hold_us(1448, 1000000, 10, 400, 3000, 4000));
+	EXPECT_EQ(40000, imtcp_hold_us(1448, 0, 10, 10, 3000, 40000));
 }
 
 /*
  * A window slower than A frees held segments at its own rate: 12
- * segments of 8948 B per 47 ms (18.3 Mbit/s) gather nine more in 35 ms,
- * where A = 80 Mbit/s would allow 8 ms and the hold would end first.
+ * segments of 8948 B per 47 ms (18.3 Mbit/s) gather seven more in 27 ms,
+ * and one ACK frees two in 7.8 ms, where A = 80 Mbit/s would allow 6 ms
+ * and the hold would end first.
  */
 TEST(hold_time_follows_a_slow_window)
 {
-	u32 t = imtcp_hold_us(8948, 80000000, 10, 12, 5000, 47000);
+	u32 t = imtcp_hold_us(8948, 80000000, 8, 12, 5000, 47000);
 
-	EXPECT_EQ(35250 + 5000, t);
-	/* a window faster than A leaves A's time */
-	EXPECT_EQ(8053 + 5000, imtcp_hold_us(8948, 80000000, 10, 400, 5000,
-					     47000));
+	EXPECT_EQ(27416 + 7833 + 5000, t);
+	/* a window faster than A leaves A's time, and its own ACK interval */
+	EXPECT_EQ(8053 + 235 + 5000, imtcp_hold_us(8948, 80000000, 10, 400,
+						   5000, 47000));
 }
 
 /*
@@ -665,7 +712,8 @@ TEST(a_failed_hold_uses_a_free_start)
 	struct imtcp_cu cu;
 
 	v.srtt_us = 40000;
-	cu = budgeted_free(10, 2, &v);
+	/* 1 %: the rest after a failed hold does not pay the debt off */
+	cu = budgeted_free(1, 2, &v);
 	measure_once(&cu, &v, 1000);
 	ASSERT_EQ(IMTCP_STORE, cu.state);
 	ASSERT_EQ(1, cu.free_starts);
@@ -673,11 +721,13 @@ TEST(a_failed_hold_uses_a_free_start)
 	cu.deadline_us = v.now_us;
 	imtcp_cu_step(&cu, N, K, &v);
 	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	v.now_us += v.srtt_us;			/* after its rest */
 	imtcp_cu_step(&cu, N, K, &v);		/* tries once more */
 	EXPECT_EQ(IMTCP_STORE, cu.state);
 	EXPECT_EQ(0, cu.free_starts);
 	cu.deadline_us = v.now_us;
 	imtcp_cu_step(&cu, N, K, &v);
+	v.now_us += v.srtt_us;
 	imtcp_cu_step(&cu, N, K, &v);		/* in debt: waits */
 	EXPECT_EQ(IMTCP_EMPTY, cu.state);
 }
