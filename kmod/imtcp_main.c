@@ -87,6 +87,7 @@ struct imtcp {
 	u64 ack_mstamp;		/* tcp_mstamp of the ACK being processed */
 	struct imtcp_meas *meas;/* measurement state; NULL: plain Reno */
 	u32 prior_snd_una;	/* snd_una when cong_control last ran */
+	struct imtcp_info info;	/* for get_info, which takes no lock */
 };
 
 static struct imtcp *imtcp_ca(const struct sock *sk)
@@ -279,7 +280,7 @@ static void imtcp_init(struct sock *sk)
 	ca->prior_snd_una = tcp_sk(sk)->snd_una;
 	ca->ack_mstamp = 0;
 	imtcp_set_reno_pacing_rate(sk);
-	ca->meas = imtcp_meas_alloc(sk);
+	ca->meas = imtcp_meas_alloc(sk, &ca->info);
 }
 
 static void imtcp_release(struct sock *sk)
@@ -287,8 +288,8 @@ static void imtcp_release(struct sock *sk)
 	struct imtcp *ca = imtcp_ca(sk);
 	struct imtcp_meas *m = ca->meas;
 
-	/* get_info may read it under RCU without the socket lock */
-	WRITE_ONCE(ca->meas, NULL);
+	ca->meas = NULL;
+	WRITE_ONCE(ca->info.measuring, 0);
 	imtcp_meas_free(sk, m);
 }
 
@@ -296,37 +297,31 @@ static void imtcp_release(struct sock *sk)
  * getsockopt(TCP_CC_INFO): struct imtcp_cc_info (uapi/imtcp.h). Nothing
  * for inet_diag (ss): union tcp_cc_info has no imtcp layout, and ss would
  * print ours under another congestion control's name. inet_diag asks
- * with the bits it wants, getsockopt with all of them.
+ * with the bits it wants, getsockopt with all of them. Runs without the
+ * socket lock, so it reads only the figures kept in the private area
+ * (struct imtcp_info), never a pointer.
  */
 static size_t imtcp_get_info(struct sock *sk, u32 ext, int *attr,
 			     union tcp_cc_info *info)
 {
 	struct imtcp_cc_info *ci = (struct imtcp_cc_info *)info;
-	const struct imtcp_meas *m;
+	const struct imtcp_info *f = &imtcp_ca(sk)->info;
 	u64 est;
 
 	BUILD_BUG_ON(sizeof(*ci) > sizeof(*info));
-	if (ext != ~0U)
+	if (ext != ~0U || !READ_ONCE(f->measuring))
 		return 0;
-	rcu_read_lock();
-	m = READ_ONCE(imtcp_ca(sk)->meas);
-	if (!m) {
-		rcu_read_unlock();
-		return 0;
-	}
 	memset(ci, 0, sizeof(*ci));
-	est = READ_ONCE(m->pub.estimate);
+	est = READ_ONCE(f->estimate_bps);
 	ci->version = IMTCP_CC_INFO_VERSION;
 	ci->estimate_lo = lower_32_bits(est);
 	ci->estimate_hi = upper_32_bits(est);
 	if (est)
 		ci->age_ms = jiffies_to_msecs(jiffies -
-					      READ_ONCE(m->pub.est_jiffies));
-	ci->measurements = min_t(u32, READ_ONCE(m->pub.measurements),
-				 U16_MAX);
-	ci->state = READ_ONCE(m->pub.state);
-	ci->m = READ_ONCE(m->pub.m);
-	rcu_read_unlock();
+					      READ_ONCE(f->est_jiffies));
+	ci->measurements = min_t(u32, READ_ONCE(f->measurements), U16_MAX);
+	ci->state = READ_ONCE(f->state);
+	ci->m = READ_ONCE(f->m);
 	*attr = INET_DIAG_NONE;
 	return sizeof(*ci);
 }

@@ -306,6 +306,8 @@ static void enter_state(struct sock *sk, struct imtcp_meas *m, u32 from)
 	trace_state(sk, m, from);
 	WRITE_ONCE(m->pub.state, m->cu.state);
 	WRITE_ONCE(m->pub.m, m->cu.m);
+	WRITE_ONCE(m->info->state, m->cu.state);
+	WRITE_ONCE(m->info->m, m->cu.m);
 	switch (m->cu.state) {
 	case IMTCP_STORE:
 		unshape(sk, m);
@@ -399,12 +401,17 @@ static void publish_path(const struct sock *sk, struct imtcp_meas *m)
 
 static void publish_estimate(struct imtcp_meas *m)
 {
+	unsigned long now = jiffies;
+
 	WRITE_ONCE(m->pub.raw, m->est.raw);
 	WRITE_ONCE(m->pub.range_lo, m->est.bl);
 	WRITE_ONCE(m->pub.range_hi, m->est.bu);
 	WRITE_ONCE(m->pub.measurements, m->est.count);
-	WRITE_ONCE(m->pub.est_jiffies, jiffies);
+	WRITE_ONCE(m->pub.est_jiffies, now);
 	WRITE_ONCE(m->pub.estimate, m->est.smoothed);
+	WRITE_ONCE(m->info->measurements, m->est.count);
+	WRITE_ONCE(m->info->est_jiffies, now);
+	WRITE_ONCE(m->info->estimate_bps, m->est.smoothed);
 }
 
 /* All ACKs of a measurement are in: analyse, estimate, adapt. */
@@ -635,7 +642,7 @@ static void set_identity(struct sock *sk, struct imtcp_meas *m)
 	m->daddr.v4 = inet->inet_daddr;
 }
 
-struct imtcp_meas *imtcp_meas_alloc(struct sock *sk)
+struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 {
 	struct imtcp_meas *m;
 	u32 cookie[2];
@@ -659,6 +666,9 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk)
 	m->cookie = (u64)cookie[1] << 32 | cookie[0];
 	set_identity(sk, m);
 	m->pub.m = m->cu.m;
+	m->info = info;
+	WRITE_ONCE(info->m, m->cu.m);
+	WRITE_ONCE(info->measuring, 1);
 	imtcp_registry_add(m);
 	return m;
 }

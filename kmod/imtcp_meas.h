@@ -37,6 +37,24 @@ struct imtcp_pub {
 	u8 m;
 };
 
+/*
+ * What getsockopt(TCP_CC_INFO) reports, kept in the socket's private
+ * area (struct imtcp in imtcp_main.c), never behind a pointer: get_info
+ * runs without the socket lock, and a setsockopt(TCP_CONGESTION) on the
+ * same socket may meanwhile free the measurement state and hand the area
+ * to another congestion control. Read so, these are at worst stale or
+ * another module's bytes, never an address. Written with WRITE_ONCE by
+ * the socket's owner.
+ */
+struct imtcp_info {
+	u64 estimate_bps;		/* 0: none yet */
+	unsigned long est_jiffies;	/* when the latest result came */
+	u32 measurements;
+	u8 measuring;			/* measurement state was allocated */
+	u8 state;
+	u8 m;
+};
+
 /* Per-socket measurement state, allocated in init (may be absent). */
 struct imtcp_meas {
 	struct list_head node;		/* in the registry (imtcp_nl.c) */
@@ -44,6 +62,7 @@ struct imtcp_meas {
 	struct net *net;		/* the socket's; used only while it lives */
 	u64 id;				/* registry order, for resumable dumps */
 	struct imtcp_pub pub;
+	struct imtcp_info *info;	/* in the socket's private area */
 	u8 family;			/* AF_INET, AF_INET6 */
 	__be16 sport, dport;
 	union {
@@ -69,7 +88,7 @@ struct imtcp_meas {
 	bool shaped;			/* gso_max_segs is ours */
 };
 
-struct imtcp_meas *imtcp_meas_alloc(struct sock *sk);
+struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info);
 void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m);
 void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,
 		       const struct rate_sample *rs);

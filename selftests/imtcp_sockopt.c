@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Selecting imtcp per socket with setsockopt(TCP_CONGESTION), as an
- * unprivileged user, and using it for a connection over loopback.
+ * unprivileged user, and using it for a connection over loopback; and
+ * getsockopt(TCP_CC_INFO), which runs without the socket lock, hammered
+ * while another thread switches the socket's congestion control (the
+ * kernel log must stay clean: run_all.sh checks it after every program).
  * Needs imtcp loaded (skips otherwise) and root to drop privileges from.
  */
 #define _GNU_SOURCE
@@ -10,13 +13,16 @@
 #include <grp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "uapi/imtcp.h"
 
 #define NOBODY 65534
 
@@ -149,6 +155,160 @@ TEST_F(sock, loopback_transfer)
 	EXPECT_EQ(total, got);
 	close(cfd);
 	close(lfd);
+}
+
+/* A loopback connection: @fd connected, *@peer the accepted end. */
+static int loopback_pair(int fd, int *peer)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t salen = sizeof(sa);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (lfd < 0)
+		return -1;
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1) ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &salen) ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(lfd);
+		return -1;
+	}
+	*peer = accept(lfd, NULL, NULL);
+	close(lfd);
+	return *peer < 0 ? -1 : 0;
+}
+
+struct hammer {
+	int fd;
+	const char * const *ccs;
+	unsigned int nccs;
+	volatile int stop;
+	unsigned long switches, infos, errors;
+};
+
+/*
+ * Switch the socket's congestion control as fast as it goes, between
+ * imtcp and the others in h->ccs.
+ */
+static void *switcher(void *arg)
+{
+	struct hammer *h = arg;
+	unsigned int i = 0;
+
+	while (!h->stop) {
+		const char *cc = i % 2 ? h->ccs[(i / 2) % h->nccs] : "imtcp";
+
+		i++;
+
+		if (setsockopt(h->fd, IPPROTO_TCP, TCP_CONGESTION, cc,
+			       strlen(cc)))
+			h->errors++;
+		h->switches++;
+	}
+	return NULL;
+}
+
+/* Read TCP_CC_INFO as fast as it goes. */
+static void *reader(void *arg)
+{
+	struct hammer *h = arg;
+
+	while (!h->stop) {
+		union {
+			struct imtcp_cc_info imtcp;
+			char any[64];
+		} info;
+		socklen_t len = sizeof(info);
+
+		if (getsockopt(h->fd, IPPROTO_TCP, TCP_CC_INFO, &info, &len))
+			h->errors++;
+		h->infos++;
+	}
+	return NULL;
+}
+
+/*
+ * Hammer TCP_CC_INFO on @fd (imtcp, loopback data flowing) for 5 s while
+ * another thread switches between imtcp and @ccs.
+ */
+static void hammer_cc_info(struct __test_metadata *_metadata, int fd,
+			   const char * const *ccs, unsigned int nccs)
+{
+	static unsigned char buf[65536];
+	struct hammer h = { .fd = fd, .ccs = ccs, .nccs = nccs };
+	pthread_t a, b;
+	time_t end;
+	int peer;
+	pid_t pid;
+
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION,
+				"imtcp", strlen("imtcp")));
+	ASSERT_EQ(0, loopback_pair(fd, &peer));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {		/* the receiver */
+		while (read(peer, buf, sizeof(buf)) > 0)
+			;
+		_exit(0);
+	}
+	close(peer);
+	ASSERT_EQ(0, pthread_create(&a, NULL, switcher, &h));
+	ASSERT_EQ(0, pthread_create(&b, NULL, reader, &h));
+	end = time(NULL) + 5;
+	while (time(NULL) < end)
+		if (write(fd, buf, sizeof(buf)) < 0)
+			break;
+	h.stop = 1;
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	shutdown(fd, SHUT_WR);
+	waitpid(pid, NULL, 0);
+	TH_LOG("%lu switches, %lu TCP_CC_INFO reads", h.switches, h.infos);
+	EXPECT_EQ(0, h.errors);
+	EXPECT_LT(1000, h.switches);
+	EXPECT_LT(1000, h.infos);
+}
+
+/*
+ * TCP_CC_INFO while the congestion control changes under it, data
+ * flowing, for 5 s: no call fails and the kernel log stays clean (the
+ * private area get_info reads may belong to another congestion control
+ * by then; imtcp keeps no pointer there). As the unprivileged user, with
+ * the congestion controls anyone may pick.
+ */
+TEST_F(sock, cc_info_while_switching)
+{
+	static const char * const ccs[] = { "reno", "cubic" };
+
+	hammer_cc_info(_metadata, self->fd, ccs, 2);
+}
+
+/*
+ * The same as root, with every congestion control this kernel has
+ * loaded or can load (vegas, bbr, dctcp, ... write other bytes into the
+ * private area), and no privileges dropped.
+ */
+TEST(cc_info_while_switching_all)
+{
+	static const char * const all[] = { "reno", "cubic", "vegas", "bbr",
+					     "dctcp", "westwood", "htcp" };
+	const char *ccs[7];
+	unsigned int i, n = 0;
+	int fd;
+
+	if (!imtcp_available())
+		SKIP(return, "imtcp is not loaded");
+	if (geteuid() != 0)
+		SKIP(return, "needs root for the restricted congestion controls");
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 7; i++)
+		if (!setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, all[i],
+				strlen(all[i])))
+			ccs[n++] = all[i];
+	TH_LOG("switching between imtcp and %u others", n);
+	hammer_cc_info(_metadata, fd, ccs, n);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
