@@ -449,7 +449,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 		return;
 	imtcp_cu_estimated(&m->cu);
 	publish_estimate(m);
-	imtcp_stat_estimate();
+	imtcp_stat_estimate(m->net);
 	imtcp_nl_estimate_event(m);
 	trace_imtcp_estimate(m->cookie, &m->est, fit, busy, busy_floor, edge,
 			     tp->srtt_us >> 3, tcp_snd_cwnd(tp), m->cu.m, rse);
@@ -470,7 +470,7 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 	if (flags & IMTCP_CU_FAILED) {
 		m->streams_failed++;
 		WRITE_ONCE(m->pub.streams_failed, m->streams_failed);
-		imtcp_stat_stream_failed();
+		imtcp_stat_stream_failed(m->net);
 		trace_imtcp_stream(m->cookie, stream, m->st[stream].lo_bps,
 				   m->st[stream].hi_bps, v.sent,
 				   m->st[stream].seg_bytes,
@@ -651,7 +651,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 		return NULL;
 	m = kzalloc(sizeof(*m), GFP_NOWAIT | __GFP_NOWARN);
 	if (!m) {
-		imtcp_stat_alloc_failed();
+		imtcp_stat_alloc_failed(sock_net(sk));
 		return NULL;
 	}
 	m->cfg.n = READ_ONCE(stream_len);

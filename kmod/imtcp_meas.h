@@ -105,8 +105,8 @@ void imtcp_nl_exit(void);
 void imtcp_registry_add(struct imtcp_meas *m);
 void imtcp_registry_del(struct imtcp_meas *m);
 void imtcp_nl_estimate_event(const struct imtcp_meas *m);
-void imtcp_stat_alloc_failed(void);
-void imtcp_stat_estimate(void);
-void imtcp_stat_stream_failed(void);
+void imtcp_stat_alloc_failed(const struct net *net);
+void imtcp_stat_estimate(const struct net *net);
+void imtcp_stat_stream_failed(const struct net *net);
 
 #endif /* _IMTCP_MEAS_H */

@@ -13,11 +13,13 @@
  * Dumps go in registry order (a 64-bit id given at insertion) and resume
  * after the last id sent, so a socket that exists for the whole dump is
  * reported exactly once, whatever comes and goes meanwhile. Only sockets
- * of the caller's network namespace are visible.
+ * of the caller's network namespace are visible, and the counters are
+ * the caller's namespace's.
  */
 #include <linux/rculist.h>
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
+#include <net/netns/generic.h>
 #include <net/sock.h>
 
 #include "imtcp_meas.h"
@@ -27,10 +29,28 @@ static LIST_HEAD(registry);
 static DEFINE_SPINLOCK(registry_lock);
 static u64 registry_next_id;
 
-static atomic_t stat_sockets = ATOMIC_INIT(0);
-static atomic64_t stat_estimates = ATOMIC64_INIT(0);
-static atomic64_t stat_streams_failed = ATOMIC64_INIT(0);
-static atomic64_t stat_alloc_failed = ATOMIC64_INIT(0);
+/*
+ * The counters are per network namespace: a namespace's admin sees and
+ * resets its own, and nobody sees another namespace's sockets.
+ */
+struct imtcp_net {
+	atomic_t sockets;
+	atomic64_t estimates;
+	atomic64_t streams_failed;
+	atomic64_t alloc_failed;
+};
+
+static unsigned int imtcp_net_id __read_mostly;
+
+static struct pernet_operations imtcp_net_ops = {
+	.id = &imtcp_net_id,
+	.size = sizeof(struct imtcp_net),
+};
+
+static struct imtcp_net *imtcp_net(const struct net *net)
+{
+	return net_generic(net, imtcp_net_id);
+}
 
 static struct genl_family imtcp_family;
 
@@ -40,7 +60,7 @@ void imtcp_registry_add(struct imtcp_meas *m)
 	m->id = ++registry_next_id;
 	list_add_tail_rcu(&m->node, &registry);
 	spin_unlock_bh(&registry_lock);
-	atomic_inc(&stat_sockets);
+	atomic_inc(&imtcp_net(m->net)->sockets);
 }
 
 void imtcp_registry_del(struct imtcp_meas *m)
@@ -48,22 +68,22 @@ void imtcp_registry_del(struct imtcp_meas *m)
 	spin_lock_bh(&registry_lock);
 	list_del_rcu(&m->node);
 	spin_unlock_bh(&registry_lock);
-	atomic_dec(&stat_sockets);
+	atomic_dec(&imtcp_net(m->net)->sockets);
 }
 
-void imtcp_stat_alloc_failed(void)
+void imtcp_stat_alloc_failed(const struct net *net)
 {
-	atomic64_inc(&stat_alloc_failed);
+	atomic64_inc(&imtcp_net(net)->alloc_failed);
 }
 
-void imtcp_stat_estimate(void)
+void imtcp_stat_estimate(const struct net *net)
 {
-	atomic64_inc(&stat_estimates);
+	atomic64_inc(&imtcp_net(net)->estimates);
 }
 
-void imtcp_stat_stream_failed(void)
+void imtcp_stat_stream_failed(const struct net *net)
 {
-	atomic64_inc(&stat_streams_failed);
+	atomic64_inc(&imtcp_net(net)->streams_failed);
 }
 
 static int put_addrs(struct sk_buff *skb, const struct imtcp_meas *m)
@@ -219,6 +239,7 @@ out:
 
 static int get_stats_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct imtcp_net *in = imtcp_net(genl_info_net(info));
 	struct sk_buff *msg;
 	void *hdr;
 
@@ -228,13 +249,13 @@ static int get_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_put_reply(msg, info, &imtcp_family, 0,
 				IMTCP_CMD_GET_STATS);
 	if (!hdr ||
-	    nla_put_u32(msg, IMTCP_A_STAT_SOCKETS, atomic_read(&stat_sockets)) ||
+	    nla_put_u32(msg, IMTCP_A_STAT_SOCKETS, atomic_read(&in->sockets)) ||
 	    nla_put_u64_64bit(msg, IMTCP_A_STAT_ESTIMATES,
-			      atomic64_read(&stat_estimates), IMTCP_A_PAD) ||
+			      atomic64_read(&in->estimates), IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(msg, IMTCP_A_STAT_STREAMS_FAILED,
-			      atomic64_read(&stat_streams_failed), IMTCP_A_PAD) ||
+			      atomic64_read(&in->streams_failed), IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(msg, IMTCP_A_STAT_ALLOC_FAILED,
-			      atomic64_read(&stat_alloc_failed), IMTCP_A_PAD)) {
+			      atomic64_read(&in->alloc_failed), IMTCP_A_PAD)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -242,11 +263,14 @@ static int get_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/* The caller's namespace's counters; its admin may (GENL_UNS_ADMIN_PERM). */
 static int reset_stats_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	atomic64_set(&stat_estimates, 0);
-	atomic64_set(&stat_streams_failed, 0);
-	atomic64_set(&stat_alloc_failed, 0);
+	struct imtcp_net *in = imtcp_net(genl_info_net(info));
+
+	atomic64_set(&in->estimates, 0);
+	atomic64_set(&in->streams_failed, 0);
+	atomic64_set(&in->alloc_failed, 0);
 	return 0;
 }
 
@@ -316,10 +340,18 @@ static struct genl_family imtcp_family __ro_after_init = {
 
 int imtcp_nl_init(void)
 {
-	return genl_register_family(&imtcp_family);
+	int err = register_pernet_subsys(&imtcp_net_ops);
+
+	if (err)
+		return err;
+	err = genl_register_family(&imtcp_family);
+	if (err)
+		unregister_pernet_subsys(&imtcp_net_ops);
+	return err;
 }
 
 void imtcp_nl_exit(void)
 {
 	genl_unregister_family(&imtcp_family);
+	unregister_pernet_subsys(&imtcp_net_ops);
 }

@@ -11,6 +11,8 @@
 #     a filter by cookie gives that socket;
 #   - sockets of another network namespace are not visible; they are
 #     from inside it;
+#   - statistics are per network namespace: user nobody's own namespace
+#     (unshare -Urn) resets its counters and not the init namespace's;
 #   - imtcp-stat -w -j -t receives an event per estimate (JSON per
 #     line), each stamped with the time it arrived (in order, within
 #     the transfer);
@@ -112,6 +114,37 @@ assert not mine & {r["cookie"] for r in json.load(sys.stdin)}
 	exec 4>&-
 }
 
+# The counters are per network namespace: a user namespace's root
+# (here user nobody, through unshare -Urn) resets only its own, and each
+# namespace counts only its own sockets (as many as its dump lists). Run
+# after test_monitor_events, whose estimates the sender namespace counts.
+test_stats_per_netns() {
+	local before after own ns n dumped
+	before=$(in_snd "$STAT" -s | awk '$1 == "estimates" { print $2 }')
+	echo "sender namespace: $before estimates"
+	[ "${before:-0}" -gt 0 ] || fail "no estimates to keep"
+	own=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		unshare -Urn sh -c "'$STAT' --reset-stats && '$STAT' -s") ||
+		fail "a namespace's admin could not reset its own counters"
+	echo "a new namespace of user nobody, after its reset: $(echo $own)"
+	echo "$own" | grep -qx "sockets 0" || fail "the new namespace counts other sockets"
+	echo "$own" | grep -qx "estimates 0" || fail "the new namespace counts other estimates"
+	after=$(in_snd "$STAT" -s | awk '$1 == "estimates" { print $2 }')
+	echo "sender namespace after it: $after estimates"
+	[ "$after" -ge "$before" ] || fail "another namespace reset this one's counters"
+	for ns in "" "$NS_SND"; do
+		if [ -n "$ns" ]; then
+			n=$(ip netns exec "$ns" "$STAT" -s | awk '$1 == "sockets" { print $2 }')
+			dumped=$(ip netns exec "$ns" "$STAT" -j | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+		else
+			n=$(stat_field sockets)
+			dumped=$("$STAT" -j | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+		fi
+		echo "namespace ${ns:-init}: $n sockets counted, $dumped listed"
+		[ "$n" = "$dumped" ] || fail "namespace ${ns:-init} counts $n sockets but lists $dumped"
+	done
+}
+
 # Also: TCP_CC_INFO (printed by xfer while it keeps the closed
 # connection's socket open) equals GET by cookie. The connection measures
 # without pause (hold_budget=100) so that estimates come within 8 s.
@@ -198,12 +231,13 @@ test_close_during_dumps_and_unload() {
 load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 topo_up 50mbit 20 || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
 
-tap_begin 6
+tap_begin 7
 run_test not_loaded_message test_not_loaded
 run_test no_sockets_exit_4 test_no_sockets
 open_many	# here, so that the connections outlive the test functions
 run_test dump_1000_connections test_dump_1000
 run_test other_netns_invisible test_other_netns
 run_test monitor_event_per_estimate test_monitor_events
+run_test stats_per_netns test_stats_per_netns
 run_test close_during_dumps_then_unload test_close_during_dumps_and_unload
 tap_end

@@ -17,8 +17,8 @@
 enum {
 	IMTCP_CMD_UNSPEC,
 	IMTCP_CMD_GET_SOCK,	/* do: one socket (cookie or tuple); dump: all */
-	IMTCP_CMD_GET_STATS,	/* module-wide counters */
-	IMTCP_CMD_RESET_STATS,	/* zero the counters; CAP_NET_ADMIN */
+	IMTCP_CMD_GET_STATS,	/* counters of the caller's netns */
+	IMTCP_CMD_RESET_STATS,	/* zero them; CAP_NET_ADMIN over the netns */
 	IMTCP_CMD_ESTIMATE,	/* event on IMTCP_MCGRP_ESTIMATES */
 
 	__IMTCP_CMD_MAX,
