@@ -200,7 +200,9 @@ static void set_pacing(struct sock *sk, u64 pacing_Bps)
 /*
  * Internal pacing is on only while the measurement needs it (a hold, a
  * stream); otherwise the socket sends as the kernel's Reno does, unpaced.
- * Never overrides sch_fq's SK_PACING_FQ.
+ * Never overrides sch_fq's SK_PACING_FQ, and stays on where the
+ * application capped the rate (SO_MAX_PACING_RATE, which turns internal
+ * pacing on for the cap to apply).
  */
 static void pacing_on(struct sock *sk)
 {
@@ -209,6 +211,8 @@ static void pacing_on(struct sock *sk)
 
 static void pacing_off(struct sock *sk)
 {
+	if (READ_ONCE(sk->sk_max_pacing_rate) != ~0UL)
+		return;
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NEEDED, SK_PACING_NONE);
 }
 

@@ -6,7 +6,7 @@
  *       Accept one connection, write what arrives to FILE ('-' = stdout,
  *       default: discard), exit when the peer closes.
  *   xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]
- *             [-S EPOCH] [-T FILE] (-i FILE | -n BYTES | -t SECONDS)
+ *             [-S EPOCH] [-T FILE] [-M MBIT] (-i FILE | -n BYTES | -t SECONDS)
  *       Connect (retrying for 10 s while nothing listens), send FILE, BYTES
  *       bytes or for SECONDS seconds, wait until the receiver has read all
  *       of it and closed, then print one line of key=value results:
@@ -25,6 +25,8 @@
  *       figure from TCP_CC_INFO (imtcp's estimate, BBR's bw; 0 for
  *       others), both in bit/s, and tcpi_bytes_acked (the throughput
  *       over time, from one line to the next).
+ *       -M caps the socket's pacing rate at MBIT Mbit/s
+ *       (SO_MAX_PACING_RATE).
  *       -S connects at once but sends the first byte at EPOCH (seconds
  *       since 1970, CLOCK_REALTIME, fractions allowed), so that flows
  *       started one after the other begin together: under emulation
@@ -71,6 +73,7 @@ struct opts {
 	double frame_secs;	/* -r: one chunk per frame_secs */
 	double start_at;
 	const char *trace;
+	double max_pacing_mbit;	/* -M: SO_MAX_PACING_RATE, 0: none */
 };
 
 #define FRAME_SECS 0.04	/* -F's default: 25 frames/s */
@@ -81,7 +84,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: xfer recv [-p PORT] [-o FILE|-]\n"
 		"       xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]\n"
-		"                 [-S EPOCH] [-T FILE] (-i FILE | -n BYTES | -t SECONDS)\n");
+		"                 [-S EPOCH] [-T FILE] [-M MBIT] (-i FILE | -n BYTES | -t SECONDS)\n");
 	exit(2);
 }
 
@@ -184,6 +187,16 @@ static int connect_retry(const struct opts *o)
 			fprintf(stderr, "xfer: TCP_CONGESTION %s: %s\n",
 				o->cc, strerror(errno));
 			return -1;
+		}
+		if (o->max_pacing_mbit > 0) {
+			/* the socket option takes bytes per second */
+			unsigned int max_Bps = o->max_pacing_mbit * 1e6 / 8;
+
+			if (setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE,
+				       &max_Bps, sizeof(max_Bps))) {
+				perror("xfer: SO_MAX_PACING_RATE");
+				return -1;
+			}
 		}
 		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
 			return fd;
@@ -425,7 +438,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
-	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:")) != -1) {
+	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:M:")) != -1) {
 		switch (c) {
 		case 'c': o.addr = optarg; break;
 		case 'p': o.port = optarg; break;
@@ -439,6 +452,7 @@ int main(int argc, char **argv)
 		case 'F': o.frame_secs = atof(optarg) / 1000; break;
 		case 'T': o.trace = optarg; break;
 		case 'S': o.start_at = atof(optarg); break;
+		case 'M': o.max_pacing_mbit = atof(optarg); break;
 		default: usage();
 		}
 	}
@@ -446,6 +460,7 @@ int main(int argc, char **argv)
 		return do_recv(&o);
 	if (strcmp(argv[1], "send") || !o.addr ||
 	    (!o.in && !o.bytes && o.secs <= 0) || o.rate_mbit < 0 ||
+	    o.max_pacing_mbit < 0 || o.max_pacing_mbit > 30000 ||
 	    o.start_at < 0 || !(o.frame_secs >= 0.001 && o.frame_secs <= 10) ||
 	    (o.rate_mbit > 0 && (o.in || o.bytes)))
 		usage();
