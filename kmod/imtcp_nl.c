@@ -5,7 +5,7 @@
  *
  * Registry. Every socket with measurement state is on one list, added in
  * the congestion control's init and removed in its release (both may run
- * in softirq: spin_lock_bh for writers), freed with kfree_rcu; readers
+ * in softirq: spin_lock_bh for writers), freed after an RCU grace period; readers
  * walk the list under RCU and read only the published copy of the
  * socket's figures (struct imtcp_pub), never the socket. Nothing is done
  * per ACK here: the ACK path only updates its own published copy.
@@ -137,6 +137,19 @@ static int put_figures(struct sk_buff *skb, const struct imtcp_pub *p)
 	return 0;
 }
 
+/* The size of fill_sock's message: every attribute it puts. */
+static size_t sock_msg_size(const struct imtcp_meas *m)
+{
+	size_t addr = m->family == AF_INET ? sizeof(__be32) :
+					     sizeof(struct in6_addr);
+
+	return nlmsg_total_size(GENL_HDRLEN) +
+	       8 * nla_total_size_64bit(sizeof(u64)) +	/* cookie .. stream_us */
+	       7 * nla_total_size(sizeof(u32)) +	/* ports .. cwnd */
+	       3 * nla_total_size(sizeof(u8)) +		/* family, state, m */
+	       2 * nla_total_size(addr);
+}
+
 /* One socket as one message. */
 static int fill_sock(struct sk_buff *skb, const struct imtcp_meas *m,
 		     u32 portid, u32 seq, int flags, u8 cmd)
@@ -172,6 +185,43 @@ static bool tuple_matches(const struct imtcp_meas *m, struct nlattr **attrs)
 		!memcmp(&m->daddr.v6, nla_data(attrs[IMTCP_A_DADDR6]), 16));
 }
 
+/*
+ * A GET_SOCK request names a socket by cookie, or by family and ports
+ * (addresses optional); the family is AF_INET or AF_INET6, and addresses
+ * are of that family (the policy checks only the type and the range).
+ */
+static int check_key(struct nlattr **attrs, struct netlink_ext_ack *extack)
+{
+	u8 family;
+
+	if (attrs[IMTCP_A_COOKIE] && !attrs[IMTCP_A_FAMILY])
+		return 0;
+	if (!attrs[IMTCP_A_FAMILY] || !attrs[IMTCP_A_SPORT] ||
+	    !attrs[IMTCP_A_DPORT]) {
+		NL_SET_ERR_MSG(extack,
+			       "need IMTCP_A_COOKIE, or IMTCP_A_FAMILY with IMTCP_A_SPORT and IMTCP_A_DPORT");
+		return -EINVAL;
+	}
+	family = nla_get_u8(attrs[IMTCP_A_FAMILY]);
+	if (family != AF_INET && family != AF_INET6) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[IMTCP_A_FAMILY],
+				    "address family must be AF_INET or AF_INET6");
+		return -EINVAL;
+	}
+	if (family == AF_INET &&
+	    (attrs[IMTCP_A_SADDR6] || attrs[IMTCP_A_DADDR6])) {
+		NL_SET_ERR_MSG(extack, "IPv6 address with AF_INET");
+		return -EINVAL;
+	}
+	if (family == AF_INET6 &&
+	    (attrs[IMTCP_A_SADDR4] || attrs[IMTCP_A_DADDR4])) {
+		NL_SET_ERR_MSG(extack,
+			       "IPv4 address with AF_INET6 (a v4-mapped address is ::ffff:a.b.c.d)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int get_sock_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **attrs = info->attrs;
@@ -180,13 +230,9 @@ static int get_sock_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int err;
 
-	if (!attrs[IMTCP_A_COOKIE] &&
-	    (!attrs[IMTCP_A_FAMILY] || !attrs[IMTCP_A_SPORT] ||
-	     !attrs[IMTCP_A_DPORT])) {
-		NL_SET_ERR_MSG(info->extack,
-			       "need IMTCP_A_COOKIE, or IMTCP_A_FAMILY with IMTCP_A_SPORT and IMTCP_A_DPORT");
-		return -EINVAL;
-	}
+	err = check_key(attrs, info->extack);
+	if (err)
+		return err;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -282,7 +328,7 @@ void imtcp_nl_estimate_event(const struct imtcp_meas *m)
 
 	if (!genl_has_listeners(&imtcp_family, net, 0))
 		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	msg = genlmsg_new(sock_msg_size(m), GFP_ATOMIC);
 	if (!msg)
 		return;
 	if (fill_sock(msg, m, 0, 0, 0, IMTCP_CMD_ESTIMATE)) {
@@ -292,8 +338,15 @@ void imtcp_nl_estimate_event(const struct imtcp_meas *m)
 	genlmsg_multicast_netns(&imtcp_family, net, msg, 0, 0, GFP_ATOMIC);
 }
 
-/* Requests may carry only these; anything else is refused (strict). */
-static const struct nla_policy imtcp_policy[IMTCP_A_MAX + 1] = {
+/*
+ * Requests may carry only these; anything else is refused (strict
+ * validation: unknown types, types above the command's maxattr and
+ * attributes of the wrong size). GET_SOCK takes a socket's key; the
+ * statistics commands take nothing.
+ */
+static const struct nla_policy sock_policy[IMTCP_A_DPORT + 1] = {
+	[IMTCP_A_UNSPEC] = { .type = NLA_REJECT },
+	[IMTCP_A_PAD] = { .type = NLA_REJECT },
 	[IMTCP_A_COOKIE] = { .type = NLA_U64 },
 	[IMTCP_A_FAMILY] = NLA_POLICY_RANGE(NLA_U8, AF_INET, AF_INET6),
 	[IMTCP_A_SADDR4] = { .type = NLA_BE32 },
@@ -304,36 +357,52 @@ static const struct nla_policy imtcp_policy[IMTCP_A_MAX + 1] = {
 	[IMTCP_A_DPORT] = { .type = NLA_U16 },
 };
 
-static const struct genl_small_ops imtcp_ops[] = {
+static const struct nla_policy no_attrs_policy[IMTCP_A_PAD + 1] = {
+	[IMTCP_A_UNSPEC] = { .type = NLA_REJECT },
+	[IMTCP_A_PAD] = { .type = NLA_REJECT },
+};
+
+static const struct genl_ops imtcp_ops[] = {
 	{
 		.cmd = IMTCP_CMD_GET_SOCK,
 		.doit = get_sock_doit,
 		.dumpit = get_sock_dumpit,
+		.policy = sock_policy,
+		.maxattr = ARRAY_SIZE(sock_policy) - 1,
 	},
 	{
 		.cmd = IMTCP_CMD_GET_STATS,
 		.doit = get_stats_doit,
+		.policy = no_attrs_policy,
+		.maxattr = ARRAY_SIZE(no_attrs_policy) - 1,
 	},
 	{
 		.cmd = IMTCP_CMD_RESET_STATS,
 		.doit = reset_stats_doit,
+		.policy = no_attrs_policy,
+		.maxattr = ARRAY_SIZE(no_attrs_policy) - 1,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 
+/*
+ * Estimates as they come: one message per estimate of every imtcp socket
+ * in the namespace (GFP_ATOMIC, about 250 bytes, made only while someone
+ * listens). Listening takes CAP_NET_ADMIN over the namespace: it makes
+ * the kernel work per estimate for every socket, which a dump does not;
+ * an unprivileged user reads the same figures by dumping.
+ */
 static const struct genl_multicast_group imtcp_mcgrps[] = {
-	{ .name = IMTCP_MCGRP_ESTIMATES },
+	{ .name = IMTCP_MCGRP_ESTIMATES, .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 static struct genl_family imtcp_family __ro_after_init = {
 	.name = IMTCP_GENL_NAME,
 	.version = IMTCP_GENL_VERSION,
-	.maxattr = IMTCP_A_MAX,
-	.policy = imtcp_policy,
 	.netnsok = true,
 	.module = THIS_MODULE,
-	.small_ops = imtcp_ops,
-	.n_small_ops = ARRAY_SIZE(imtcp_ops),
+	.ops = imtcp_ops,
+	.n_ops = ARRAY_SIZE(imtcp_ops),
 	.mcgrps = imtcp_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(imtcp_mcgrps),
 };

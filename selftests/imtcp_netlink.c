@@ -356,6 +356,53 @@ TEST_F(nl, family_out_of_range)
 	expect_refused(_metadata, &self->nl, nlh, 0, "address family 99");
 }
 
+/* 3-9 lie within the policy's range but are not address families. */
+TEST_F(nl, family_between_inet_and_inet6)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = nl_req(&self->nl, buf, self->nl.family,
+				      IMTCP_CMD_GET_SOCK, 0);
+
+	mnl_attr_put_u8(nlh, IMTCP_A_FAMILY, AF_INET + 1);
+	mnl_attr_put_u16(nlh, IMTCP_A_SPORT, port_of(self->fd[0]));
+	mnl_attr_put_u16(nlh, IMTCP_A_DPORT, 1);
+	expect_refused(_metadata, &self->nl, nlh, 0, "address family 3");
+}
+
+/* An address of the other family is refused, not ignored. */
+TEST_F(nl, address_of_the_other_family)
+{
+	char buf[256], v6[16] = { 0 };
+	struct nlmsghdr *nlh = nl_req(&self->nl, buf, self->nl.family,
+				      IMTCP_CMD_GET_SOCK, 0);
+
+	mnl_attr_put_u8(nlh, IMTCP_A_FAMILY, AF_INET);
+	mnl_attr_put_u16(nlh, IMTCP_A_SPORT, port_of(self->fd[0]));
+	mnl_attr_put_u16(nlh, IMTCP_A_DPORT, port_of(self->fd[1]));
+	mnl_attr_put(nlh, IMTCP_A_DADDR6, sizeof(v6), v6);
+	expect_refused(_metadata, &self->nl, nlh, 0, "IPv6 address with AF_INET");
+	nlh = nl_req(&self->nl, buf, self->nl.family, IMTCP_CMD_GET_SOCK, 0);
+	mnl_attr_put_u8(nlh, IMTCP_A_FAMILY, AF_INET6);
+	mnl_attr_put_u16(nlh, IMTCP_A_SPORT, 1);
+	mnl_attr_put_u16(nlh, IMTCP_A_DPORT, 1);
+	mnl_attr_put_u32(nlh, IMTCP_A_SADDR4, htonl(INADDR_LOOPBACK));
+	expect_refused(_metadata, &self->nl, nlh, 0, "IPv4 address with AF_INET6");
+}
+
+/* The statistics commands take no attributes (a per-command policy). */
+TEST_F(nl, stats_take_no_attributes)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = nl_req(&self->nl, buf, self->nl.family,
+				      IMTCP_CMD_GET_STATS, 0);
+
+	mnl_attr_put_u64(nlh, IMTCP_A_COOKIE, cookie_of(self->fd[0]));
+	expect_refused(_metadata, &self->nl, nlh, 0, "GET_STATS with a cookie");
+	nlh = nl_req(&self->nl, buf, self->nl.family, IMTCP_CMD_RESET_STATS, 0);
+	mnl_attr_put_u8(nlh, IMTCP_A_FAMILY, AF_INET);
+	expect_refused(_metadata, &self->nl, nlh, 0, "RESET_STATS with a family");
+}
+
 TEST_F(nl, truncated_attribute)
 {
 	char buf[256];

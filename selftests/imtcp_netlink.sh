@@ -11,6 +11,7 @@
 #     a filter by cookie gives that socket;
 #   - sockets of another network namespace are not visible; they are
 #     from inside it;
+#   - listening to estimates needs CAP_NET_ADMIN over the namespace;
 #   - statistics are per network namespace: user nobody's own namespace
 #     (unshare -Urn) resets its counters and not the init namespace's;
 #   - imtcp-stat -w -j -t receives an event per estimate (JSON per
@@ -145,6 +146,23 @@ test_stats_per_netns() {
 	done
 }
 
+# Listening to every estimate takes CAP_NET_ADMIN over the namespace:
+# user nobody is refused with a message (exit 1) in the init namespace,
+# and may listen in a namespace of its own (unshare -Urn), where
+# imtcp-stat -w waits for estimates until timeout ends it (124).
+test_monitor_needs_admin() {
+	local out rc
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		timeout 5 "$STAT" -w 2>&1); rc=$?
+	echo "nobody, init namespace: exit $rc: $out"
+	[ $rc = 1 ] || fail "exit $rc, expected 1"
+	echo "$out" | grep -q "needs CAP_NET_ADMIN" || fail "no clear message"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		unshare -Urn timeout 2 "$STAT" -w > /dev/null 2>&1; rc=$?
+	echo "nobody, own namespace: exit $rc"
+	[ $rc = 124 ] || fail "exit $rc, expected 124 (still watching)"
+}
+
 # Also: TCP_CC_INFO (printed by xfer while it keeps the closed
 # connection's socket open) equals GET by cookie. The connection measures
 # without pause (hold_budget=100) so that estimates come within 8 s.
@@ -231,7 +249,7 @@ test_close_during_dumps_and_unload() {
 load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 topo_up 50mbit 20 || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
 
-tap_begin 7
+tap_begin 8
 run_test not_loaded_message test_not_loaded
 run_test no_sockets_exit_4 test_no_sockets
 open_many	# here, so that the connections outlive the test functions
@@ -239,5 +257,6 @@ run_test dump_1000_connections test_dump_1000
 run_test other_netns_invisible test_other_netns
 run_test monitor_event_per_estimate test_monitor_events
 run_test stats_per_netns test_stats_per_netns
+run_test monitor_needs_admin test_monitor_needs_admin
 run_test close_during_dumps_then_unload test_close_during_dumps_and_unload
 tap_end

@@ -417,7 +417,10 @@ static int watch(void)
 	if (!mcgrp_id ||
 	    mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &mcgrp_id,
 				  sizeof(mcgrp_id)) < 0) {
-		perror("imtcp-stat: joining the estimates group");
+		if (errno == EPERM)
+			fprintf(stderr, "imtcp-stat: watching estimates needs CAP_NET_ADMIN in this network namespace; without -w, imtcp-stat shows them as they are now\n");
+		else
+			perror("imtcp-stat: joining the estimates group");
 		return EXIT_FAILURE;
 	}
 	if (!opt.json)
