@@ -53,9 +53,11 @@
  *   flight or a window of N or less (4 N in a slow start that the window
  *   limits: holds there delay the window's doubling).
  *
- * Per-socket state: Reno's in the private area of inet_connection_sock;
- * the measurement's (about 1.5 KB) allocated in init with GFP_NOWAIT. If
- * that fails, or with measure=N, the socket is plain Reno.
+ * Per-socket state: Reno's, and the figures TCP_CC_INFO reports, in the
+ * private area of inet_connection_sock; the measurement's (2280 bytes)
+ * allocated in init with GFP_NOWAIT from a memcg-accounted cache of its
+ * own (imtcp_meas). If that fails, or with measure=N, the socket is
+ * plain Reno (fail_alloc_every makes it fail on demand, for tests).
  *
  * Differences from the paper: T is capped at one srtt and gathers at the
  * lower of A and the window's rate (ACKs free held segments); the
@@ -348,12 +350,20 @@ static int __init imtcp_register(void)
 	BUILD_BUG_ON(sizeof(struct imtcp) > ICSK_CA_PRIV_SIZE);
 	BUILD_BUG_ON((int)IMTCP_STATE_EMPTY != (int)IMTCP_EMPTY ||
 		     (int)IMTCP_STATE_OFF != (int)IMTCP_OFF);
-	err = imtcp_nl_init();
+	err = imtcp_meas_init();
 	if (err)
 		return err;
+	err = imtcp_nl_init();
+	if (err)
+		goto out_meas;
 	err = tcp_register_congestion_control(&imtcp_ops);
 	if (err)
-		imtcp_nl_exit();
+		goto out_nl;
+	return 0;
+out_nl:
+	imtcp_nl_exit();
+out_meas:
+	imtcp_meas_exit();
 	return err;
 }
 
@@ -361,6 +371,7 @@ static void __exit imtcp_unregister(void)
 {
 	tcp_unregister_congestion_control(&imtcp_ops);
 	imtcp_nl_exit();
+	imtcp_meas_exit();
 }
 
 module_init(imtcp_register);

@@ -43,7 +43,12 @@ static unsigned int noise_us = 500;
 static unsigned int gain_shift = 1;
 static unsigned int hold_budget = 2;
 static unsigned int free_starts = 2;
+static unsigned int fail_alloc_every;
 static bool measure = true;
+
+/* Per-socket measurement state: a cache of its own, charged to memcgs. */
+static struct kmem_cache *meas_cache;
+static atomic_t allocs = ATOMIC_INIT(0);
 
 static int set_stream_len(const char *val, const struct kernel_param *kp)
 {
@@ -75,6 +80,11 @@ static int set_free_starts(const char *val, const struct kernel_param *kp)
 	return param_set_uint_minmax(val, kp, 0, IMTCP_FREE_MAX);
 }
 
+static int set_fail_alloc(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 1000000);
+}
+
 static const struct kernel_param_ops stream_len_ops = {
 	.set = set_stream_len, .get = param_get_uint,
 };
@@ -99,6 +109,10 @@ static const struct kernel_param_ops free_starts_ops = {
 	.set = set_free_starts, .get = param_get_uint,
 };
 
+static const struct kernel_param_ops fail_alloc_ops = {
+	.set = set_fail_alloc, .get = param_get_uint,
+};
+
 module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
 MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10)");
 module_param_cb(streams, &streams_ops, &streams, 0644);
@@ -111,6 +125,8 @@ module_param_cb(hold_budget, &budget_ops, &hold_budget, 0644);
 MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segments may cost it (1-100, default 2; 100 = measure without pause)");
 module_param_cb(free_starts, &free_starts_ops, &free_starts, 0644);
 MODULE_PARM_DESC(free_starts, "measurements at a connection's start, until its first estimate, that may begin while the hold budget is in debt (0-8, default 2)");
+module_param_cb(fail_alloc_every, &fail_alloc_ops, &fail_alloc_every, 0644);
+MODULE_PARM_DESC(fail_alloc_every, "testing: fail every Nth allocation of a socket's measurement state, as a failed GFP_NOWAIT allocation would (0-1000000, default 0 = never); such sockets run as plain Reno and count in alloc_failed");
 module_param(measure, bool, 0644);
 MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
 
@@ -646,6 +662,14 @@ static void set_identity(struct sock *sk, struct imtcp_meas *m)
 	m->daddr.v4 = inet->inet_daddr;
 }
 
+/* fail_alloc_every: the allocation failure path, on demand (testing). */
+static bool alloc_should_fail(void)
+{
+	u32 every = READ_ONCE(fail_alloc_every);
+
+	return every && (u32)atomic_inc_return(&allocs) % every == 0;
+}
+
 struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 {
 	struct imtcp_meas *m;
@@ -653,7 +677,8 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 
 	if (!READ_ONCE(measure))
 		return NULL;
-	m = kzalloc(sizeof(*m), GFP_NOWAIT | __GFP_NOWARN);
+	m = alloc_should_fail() ? NULL :
+	    kmem_cache_zalloc(meas_cache, GFP_NOWAIT | __GFP_NOWARN);
 	if (!m) {
 		imtcp_stat_alloc_failed(sock_net(sk));
 		return NULL;
@@ -677,6 +702,12 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	return m;
 }
 
+/* Netlink readers may still walk to @m: free it after a grace period. */
+static void meas_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(meas_cache, container_of(head, struct imtcp_meas, rcu));
+}
+
 void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m)
 {
 	if (!m)
@@ -687,5 +718,24 @@ void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m)
 		pacing_off(sk);
 	}
 	imtcp_registry_del(m);
-	kfree_rcu(m, rcu);
+	call_rcu(&m->rcu, meas_free_rcu);
+}
+
+/*
+ * The cache of measurement states. SLAB_ACCOUNT charges each to the
+ * memory cgroup of the task that opens the connection (connect, accept's
+ * caller for a socket set up in process context, setsockopt).
+ */
+int imtcp_meas_init(void)
+{
+	meas_cache = kmem_cache_create("imtcp_meas", sizeof(struct imtcp_meas),
+				       0, SLAB_ACCOUNT, NULL);
+	return meas_cache ? 0 : -ENOMEM;
+}
+
+/* After the last socket's release: wait for its RCU readers, then free. */
+void imtcp_meas_exit(void)
+{
+	rcu_barrier();
+	kmem_cache_destroy(meas_cache);
 }

@@ -88,6 +88,8 @@ struct imtcp_meas {
 	bool shaped;			/* gso_max_segs is ours */
 };
 
+int imtcp_meas_init(void);
+void imtcp_meas_exit(void);
 struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info);
 void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m);
 void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,

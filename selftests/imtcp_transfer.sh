@@ -4,7 +4,8 @@
 # Bulk transfers through a shaped bottleneck (50 Mbit/s, 20 ms each way;
 # see the diagram in lib.sh), checked end to end with SHA-256: with imtcp
 # and with the kernel's reno in the same run, clean, with 1 % loss and
-# with reordering; and an application's pacing cap that holds.
+# with reordering; an application's pacing cap that holds; a socket
+# whose measurement state could not be allocated.
 source "$(dirname "$0")/lib.sh"
 require_root
 
@@ -70,6 +71,30 @@ test_pacing_cap() {
 	done
 }
 
+# A socket whose measurement state cannot be allocated (made to fail on
+# demand: fail_alloc_every=1) runs as plain Reno: its data arrives
+# intact, TCP_CC_INFO reports nothing (xfer prints no cc_est_bps), the
+# namespace's alloc_failed counter counts it, and the next socket, with
+# the knob back at 0, measures again.
+test_alloc_failure() {
+	local a before after p=/sys/module/imtcp/parameters/fail_alloc_every
+	local stat=$TOP/build/userspace/imtcp-stat
+	shape $RATE $DELAY || fail "shape"
+	before=$(in_snd "$stat" -s | awk '$1 == "alloc_failed" { print $2 }')
+	echo 1 > $p || fail "fail_alloc_every=1 refused"
+	a=$(transfer imtcp "$WORK/small" 5407)
+	rc=$?
+	echo 0 > $p
+	echo "$a"
+	[ $rc = 0 ] || fail "transfer without measurement state"
+	echo "$a" | grep -q "cc_est_bps" && fail "TCP_CC_INFO reported measurement figures"
+	after=$(in_snd "$stat" -s | awk '$1 == "alloc_failed" { print $2 }')
+	echo "alloc_failed $before -> $after"
+	[ "$after" -gt "$before" ] || fail "the failure was not counted"
+	a=$(transfer imtcp "$WORK/small" 5408) || fail "transfer after"
+	echo "$a" | grep -q "cc_est_bps" || fail "the next socket does not measure"
+}
+
 load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 [ -x "$XFER" ] || { echo "1..0 # SKIP $XFER not built: make tools"; exit $KSFT_SKIP; }
 make_file big 24000000
@@ -77,9 +102,10 @@ make_file mid 8000000
 make_file small 3000000
 topo_up $RATE $DELAY || { echo "1..0 # SKIP cannot build the test bed"; exit $KSFT_SKIP; }
 
-tap_begin 4
+tap_begin 5
 run_test clean_path_imtcp_vs_reno test_clean_path
 run_test loss_1pct_intact test_lossy_path
 run_test reordering_intact test_reordering_path
 run_test pacing_cap_kept test_pacing_cap
+run_test alloc_failure_runs_as_reno test_alloc_failure
 tap_end
