@@ -33,6 +33,7 @@
 
 #include "imtcp_meas.h"
 #include "core/imtcp_pace.h"
+#include "uapi/imtcp.h"
 
 #define CREATE_TRACE_POINTS
 #include "imtcp_trace.h"
@@ -281,6 +282,17 @@ static u64 rate_hint(const struct sock *sk)
 				  tp->rate_interval_us));
 }
 
+/*
+ * The top of any search range: IMTCP_CAP_MUL times what the connection
+ * sees, and never beyond twice the operating envelope (a stream cannot
+ * measure above it, and the range arithmetic stays far from u64's end).
+ */
+static u64 range_cap_bps(const struct imtcp_meas *m, u64 hint_bps, u32 mss)
+{
+	return min(IMTCP_CAP_MUL * max(m->dlv_max, hint_bps),
+		   2 * imtcp_envelope_bps(&m->cfg, mss));
+}
+
 static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 {
 	struct imtcp_stream *st = &m->st[m->cu.stream];
@@ -292,7 +304,7 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 	if (!m->cu.stream)
 		imtcp_est_bound(&m->est,
 				imtcp_range_floor(m->dlv_max, hint),
-				IMTCP_CAP_MUL * max(m->dlv_max, hint));
+				range_cap_bps(m, hint, tp->mss_cache));
 	imtcp_plan_stream(&m->est, &m->cfg, m->cu.stream, st);
 	st->seg_bytes = tp->mss_cache;
 	m->stream_seq[m->cu.stream] = tp->snd_nxt;
@@ -434,6 +446,29 @@ static void publish_estimate(struct imtcp_meas *m)
 	WRITE_ONCE(m->info->estimate_bps, m->est.smoothed);
 }
 
+/*
+ * Beyond the operating envelope (imtcp_envelope_bps): the connection was
+ * delivered faster than a stream can measure (so C is faster still), or
+ * the fit put A there. Then nothing is published: the estimate, and
+ * TCP_CC_INFO's, read 0 and the reason says why, until a measurement
+ * inside the envelope is taken.
+ */
+static bool out_of_envelope(struct imtcp_meas *m, u64 fit_bps)
+{
+	u64 env_bps = imtcp_envelope_bps(&m->cfg, m->mss);
+
+	WRITE_ONCE(m->pub.envelope_bps, env_bps);
+	if (max(m->dlv_max, fit_bps) <= env_bps) {
+		WRITE_ONCE(m->pub.reason, IMTCP_REASON_NONE);
+		return false;
+	}
+	WRITE_ONCE(m->pub.reason, IMTCP_REASON_ENVELOPE);
+	WRITE_ONCE(m->pub.estimate, 0);
+	WRITE_ONCE(m->info->estimate_bps, 0);
+	imtcp_stat_out_of_envelope(m->net);
+	return true;
+}
+
 /* All ACKs of a measurement are in: analyse, estimate, adapt. */
 static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 {
@@ -444,8 +479,8 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	u64 busy_floor = imtcp_busy_floor_bps(&m->busy);
 	u32 min_rtt = tcp_min_rtt(tp);
 	enum imtcp_edge edge;
+	bool taken, outside;
 	u32 i, rse;
-	bool taken;
 
 	m->delay_max[1] = m->delay_max[0];
 	m->delay_max[0] = 0;
@@ -460,11 +495,13 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 				   st->outcome, min_rtt);
 	}
 	fit = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge, &rse);
+	outside = out_of_envelope(m, fit);
 	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
-	taken = imtcp_est_update_bounded(&m->est, &m->cfg, fit, edge, rse,
+	taken = !outside &&
+		imtcp_est_update_bounded(&m->est, &m->cfg, fit, edge, rse,
 					 &m->busy);
 	imtcp_busy_measured(&m->busy);
-	imtcp_cu_result(&m->cu, fit != 0);
+	imtcp_cu_result(&m->cu, fit != 0 && !outside);
 	if (!taken)
 		return;
 	imtcp_cu_estimated(&m->cu);
@@ -696,6 +733,8 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	set_identity(sk, m);
 	m->pub.m = m->cu.m;
 	m->info = info;
+	m->pub.envelope_bps = imtcp_envelope_bps(&m->cfg,
+						 tcp_sk(sk)->mss_cache);
 	WRITE_ONCE(info->m, m->cu.m);
 	WRITE_ONCE(info->measuring, 1);
 	imtcp_registry_add(m);

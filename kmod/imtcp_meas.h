@@ -33,8 +33,10 @@ struct imtcp_pub {
 	u32 srtt_us;
 	u32 min_rtt_us;
 	u32 cwnd;
+	u64 envelope_bps;	/* see imtcp_envelope_bps */
 	u8 state;
 	u8 m;
+	u8 reason;		/* IMTCP_REASON_*: why no estimate */
 };
 
 /*
@@ -110,5 +112,6 @@ void imtcp_nl_estimate_event(const struct imtcp_meas *m);
 void imtcp_stat_alloc_failed(const struct net *net);
 void imtcp_stat_estimate(const struct net *net);
 void imtcp_stat_stream_failed(const struct net *net);
+void imtcp_stat_out_of_envelope(const struct net *net);
 
 #endif /* _IMTCP_MEAS_H */

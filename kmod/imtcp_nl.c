@@ -38,6 +38,7 @@ struct imtcp_net {
 	atomic64_t estimates;
 	atomic64_t streams_failed;
 	atomic64_t alloc_failed;
+	atomic64_t out_of_envelope;
 };
 
 static unsigned int imtcp_net_id __read_mostly;
@@ -86,6 +87,11 @@ void imtcp_stat_stream_failed(const struct net *net)
 	atomic64_inc(&imtcp_net(net)->streams_failed);
 }
 
+void imtcp_stat_out_of_envelope(const struct net *net)
+{
+	atomic64_inc(&imtcp_net(net)->out_of_envelope);
+}
+
 static int put_addrs(struct sk_buff *skb, const struct imtcp_meas *m)
 {
 	if (nla_put_u8(skb, IMTCP_A_FAMILY, m->family) ||
@@ -132,7 +138,10 @@ static int put_figures(struct sk_buff *skb, const struct imtcp_pub *p)
 	    nla_put_u64_64bit(skb, IMTCP_A_HOLD_US, READ_ONCE(p->hold_us),
 			      IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_STREAM_US, READ_ONCE(p->stream_us),
-			      IMTCP_A_PAD))
+			      IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(skb, IMTCP_A_ENVELOPE,
+			      READ_ONCE(p->envelope_bps), IMTCP_A_PAD) ||
+	    nla_put_u8(skb, IMTCP_A_REASON, READ_ONCE(p->reason)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -144,9 +153,9 @@ static size_t sock_msg_size(const struct imtcp_meas *m)
 					     sizeof(struct in6_addr);
 
 	return nlmsg_total_size(GENL_HDRLEN) +
-	       8 * nla_total_size_64bit(sizeof(u64)) +	/* cookie .. stream_us */
-	       7 * nla_total_size(sizeof(u32)) +	/* ports .. cwnd */
-	       3 * nla_total_size(sizeof(u8)) +		/* family, state, m */
+	       9 * nla_total_size_64bit(sizeof(u64)) +	/* cookie .. envelope */
+	       8 * nla_total_size(sizeof(u32)) +	/* ports, age .. cwnd */
+	       4 * nla_total_size(sizeof(u8)) +		/* family .. reason */
 	       2 * nla_total_size(addr);
 }
 
@@ -301,7 +310,9 @@ static int get_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, IMTCP_A_STAT_STREAMS_FAILED,
 			      atomic64_read(&in->streams_failed), IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(msg, IMTCP_A_STAT_ALLOC_FAILED,
-			      atomic64_read(&in->alloc_failed), IMTCP_A_PAD)) {
+			      atomic64_read(&in->alloc_failed), IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(msg, IMTCP_A_STAT_OUT_OF_ENVELOPE,
+			      atomic64_read(&in->out_of_envelope), IMTCP_A_PAD)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -317,6 +328,7 @@ static int reset_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	atomic64_set(&in->estimates, 0);
 	atomic64_set(&in->streams_failed, 0);
 	atomic64_set(&in->alloc_failed, 0);
+	atomic64_set(&in->out_of_envelope, 0);
 	return 0;
 }
 

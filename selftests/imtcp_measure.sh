@@ -36,6 +36,9 @@
 #     profile of 8, 0 and 16 Mbit/s, 5 s each: the rates counted at the
 #     router in the middle of each step are within 20 % of the payload
 #     rate plus headers (1490/1448; the silent step below 0.3 Mbit/s).
+#   - outside the operating envelope (noise_us=5000 makes it 20.85
+#     Mbit/s, the bottleneck is 50) nothing is published and the socket
+#     says why;
 #   - hold budget, 1 % loss, 10 s each: with hold_budget=2 the hold time
 #     the socket reports (netlink hold_us) stays within what the budget
 #     allows (2 % of the transfer, plus at most one RTT of credit and one
@@ -264,12 +267,45 @@ test_cross_profile() {
 		fail "the profile's rates were not what the router counted"
 }
 
+# The operating envelope: with noise_us=5000 a stream of 10 segments of
+# 1448 bytes can rise only where C is below 9 x 1448 x 8 / 5 ms = 20.85
+# Mbit/s; a bulk flow through the 50 Mbit/s bottleneck is outside it, so
+# its socket publishes no estimate, says why (reason above-envelope, the
+# envelope in bit/s), and the namespace counts the dropped results.
+test_outside_envelope() {
+	local old_noise old_budget rc row
+	old_noise=$(cat $PARAMS/noise_us)
+	old_budget=$(cat $PARAMS/hold_budget)
+	echo 5000 > $PARAMS/noise_us
+	echo 100 > $PARAMS/hold_budget
+	timed_send imtcp 5309 8 -H 4 > "$WORK/env.xfer" &
+	sleep 9.5
+	echo "$old_noise" > $PARAMS/noise_us
+	echo "$old_budget" > $PARAMS/hold_budget
+	row=$(in_snd "$STAT" -j dport 5309)
+	rc=$?
+	wait
+	cat "$WORK/env.xfer"
+	echo "$row"
+	[ $rc = 0 ] || fail "imtcp-stat found no socket (exit $rc)"
+	in_snd "$STAT" -s
+	echo "$row" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)[0]
+assert r["reason"] == "above-envelope", r["reason"]
+assert r["estimate_bps"] == 0, r["estimate_bps"]
+assert r["envelope_bps"] == 20851200, r["envelope_bps"]
+' || fail "the socket outside the envelope did not say so"
+	[ "$(in_snd "$STAT" -s | awk '$1 == "out_of_envelope" { print $2 }')" -gt 0 ] ||
+		fail "no result counted as out of the envelope"
+}
+
 load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 [ -d $TRACEFS/events/imtcp ] || { echo "1..0 # SKIP no tracefs"; exit $KSFT_SKIP; }
 command -v iperf3 >/dev/null || { echo "1..0 # SKIP no iperf3"; exit $KSFT_SKIP; }
 topo_up ${C_MBIT}mbit $DELAY && cross_up || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
 
-tap_begin 8
+tap_begin 9
 run_test param_ranges test_param_ranges
 run_test cbr_estimate_within_30_percent test_cbr_estimate
 run_test busy_link_rate_near_a test_busy_rate
@@ -278,4 +314,5 @@ run_test off_during_recovery test_off_in_recovery
 run_test app_limited_measures test_app_limited
 run_test hold_budget test_hold_budget
 run_test cross_profile_steps test_cross_profile
+run_test outside_envelope_publishes_nothing test_outside_envelope
 tap_end

@@ -29,9 +29,9 @@
 #endif
 
 struct row {
-	uint64_t cookie, est, raw, lo, hi, dlv, hold, stream;
+	uint64_t cookie, est, raw, lo, hi, dlv, hold, stream, envelope;
 	uint32_t age, meas, fail, srtt, minrtt, cwnd;
-	uint8_t family, state, m;
+	uint8_t family, state, m, reason;
 	uint16_t sport, dport;
 	char saddr[INET6_ADDRSTRLEN], daddr[INET6_ADDRSTRLEN];
 	bool has_cookie;
@@ -63,6 +63,16 @@ static const char *state_name(uint8_t s)
 		"off", "store", "send", "pass", "empty",
 	};
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+/* Why a socket shows no estimate, as the JSON "reason" says it. */
+static const char *reason_name(uint8_t r)
+{
+	switch (r) {
+	case IMTCP_REASON_NONE: return NULL;
+	case IMTCP_REASON_ENVELOPE: return "above-envelope";
+	default: return "unknown";
+	}
 }
 
 /* 28100000 -> "28.1Mbps", as ss prints rates. */
@@ -213,6 +223,8 @@ static void parse_row(const struct nlmsghdr *nlh, struct row *r)
 		case IMTCP_A_CWND: r->cwnd = mnl_attr_get_u32(a); break;
 		case IMTCP_A_HOLD_US: r->hold = mnl_attr_get_u64(a); break;
 		case IMTCP_A_STREAM_US: r->stream = mnl_attr_get_u64(a); break;
+		case IMTCP_A_ENVELOPE: r->envelope = mnl_attr_get_u64(a); break;
+		case IMTCP_A_REASON: r->reason = mnl_attr_get_u8(a); break;
 		}
 	}
 }
@@ -264,16 +276,16 @@ static void print_header(void)
 {
 	if (opt.stamp)
 		printf("%-26s ", "Time");
-	printf("%-20s %-23s %-23s %10s %-21s %8s %6s %5s %-6s %3s %9s %6s %10s\n",
+	printf("%-20s %-23s %-23s %10s %-21s %8s %6s %5s %-6s %3s %9s %6s %10s %s\n",
 	       "Cookie", "Local Address:Port", "Peer Address:Port",
 	       "Estimate", "Range", "Age", "Meas", "Fail", "State", "m",
-	       "RTT", "Cwnd", "Delivery");
+	       "RTT", "Cwnd", "Delivery", "Note");
 }
 
 static void print_table_row(const struct row *r)
 {
 	char l[64], p[64], e[16], lo[16], hi[16], rg[40], age[16], d[16];
-	char rtt[16];
+	char rtt[16], env[16], note[64] = "";
 
 	endpoint(l, sizeof(l), r->saddr, r->sport, r->family);
 	endpoint(p, sizeof(p), r->daddr, r->dport, r->family);
@@ -284,12 +296,17 @@ static void print_table_row(const struct row *r)
 	else
 		snprintf(age, sizeof(age), "-");
 	snprintf(rtt, sizeof(rtt), "%.1fms", r->srtt / 1000.0);
+	if (r->reason == IMTCP_REASON_ENVELOPE)
+		snprintf(note, sizeof(note), "path above %s, see imtcp-stat(8)",
+			 rate(r->envelope, env, sizeof(env)));
+	else if (r->reason)
+		snprintf(note, sizeof(note), "reason %u", r->reason);
 	if (opt.stamp)
 		print_stamp();
-	printf("%-20" PRIu64 " %-23s %-23s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s\n",
+	printf("%-20" PRIu64 " %-23s %-23s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s %s\n",
 	       r->cookie, l, p, r->est ? rate(r->est, e, sizeof(e)) : "-",
 	       r->hi ? rg : "-", age, r->meas, r->fail, state_name(r->state),
-	       r->m, rtt, r->cwnd, rate(r->dlv, d, sizeof(d)));
+	       r->m, rtt, r->cwnd, rate(r->dlv, d, sizeof(d)), note);
 }
 
 static void print_json_row(const struct row *r)
@@ -308,11 +325,17 @@ static void print_json_row(const struct row *r)
 	       "\"range_bps\":[%" PRIu64 ",%" PRIu64 "],\"age_ms\":%u,"
 	       "\"measurements\":%u,\"streams_failed\":%u,\"state\":\"%s\","
 	       "\"m\":%u,\"srtt_us\":%u,\"min_rtt_us\":%u,\"cwnd\":%u,"
-	       "\"delivery_bps\":%" PRIu64 ",\"hold_us\":%" PRIu64 ",\"stream_us\":%" PRIu64 "}",
+	       "\"delivery_bps\":%" PRIu64 ",\"hold_us\":%" PRIu64 ",\"stream_us\":%" PRIu64 ","
+	       "\"envelope_bps\":%" PRIu64 ",",
 	       r->cookie, r->family == AF_INET6 ? "inet6" : "inet",
 	       r->saddr, r->sport, r->daddr, r->dport, r->est, r->raw,
 	       r->lo, r->hi, r->age, r->meas, r->fail, state_name(r->state),
-	       r->m, r->srtt, r->minrtt, r->cwnd, r->dlv, r->hold, r->stream);
+	       r->m, r->srtt, r->minrtt, r->cwnd, r->dlv, r->hold, r->stream,
+	       r->envelope);
+	if (reason_name(r->reason))
+		printf("\"reason\":\"%s\"}", reason_name(r->reason));
+	else
+		printf("\"reason\":null}");
 }
 
 static void show(const struct row *r)
@@ -370,7 +393,7 @@ static int dump_once(void)
 
 static int cb_stats(const struct nlmsghdr *nlh, void *data)
 {
-	uint64_t v[4] = { 0 };
+	uint64_t v[5] = { 0 };
 	const struct nlattr *a;
 
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
@@ -379,16 +402,19 @@ static int cb_stats(const struct nlmsghdr *nlh, void *data)
 		case IMTCP_A_STAT_ESTIMATES: v[1] = mnl_attr_get_u64(a); break;
 		case IMTCP_A_STAT_STREAMS_FAILED: v[2] = mnl_attr_get_u64(a); break;
 		case IMTCP_A_STAT_ALLOC_FAILED: v[3] = mnl_attr_get_u64(a); break;
+		case IMTCP_A_STAT_OUT_OF_ENVELOPE: v[4] = mnl_attr_get_u64(a); break;
 		}
 	}
 	if (opt.json)
 		printf("{\"sockets\":%" PRIu64 ",\"estimates\":%" PRIu64
 		       ",\"streams_failed\":%" PRIu64 ",\"alloc_failed\":%"
-		       PRIu64 "}\n", v[0], v[1], v[2], v[3]);
+		       PRIu64 ",\"out_of_envelope\":%" PRIu64 "}\n",
+		       v[0], v[1], v[2], v[3], v[4]);
 	else
 		printf("sockets %" PRIu64 "\nestimates %" PRIu64
-		       "\nstreams_failed %" PRIu64 "\nalloc_failed %" PRIu64 "\n",
-		       v[0], v[1], v[2], v[3]);
+		       "\nstreams_failed %" PRIu64 "\nalloc_failed %" PRIu64
+		       "\nout_of_envelope %" PRIu64 "\n",
+		       v[0], v[1], v[2], v[3], v[4]);
 	return MNL_CB_OK;
 }
 

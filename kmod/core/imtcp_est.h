@@ -86,6 +86,7 @@ struct imtcp_est_cfg {
 	u32 gain_shift;		/* smoothing: new = old + (raw - old) >> s */
 };
 
+u64 imtcp_envelope_bps(const struct imtcp_est_cfg *c, u32 mss);
 u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j);
 u64 imtcp_gap_ns(const struct imtcp_stream *st, u32 n, u32 j);
 void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,

@@ -56,6 +56,9 @@ enum {
 	IMTCP_A_STAT_ALLOC_FAILED,	/* u64: sockets left without measurement */
 	IMTCP_A_HOLD_US,	/* u64: time spent holding segments (STORE), us */
 	IMTCP_A_STREAM_US,	/* u64: time spent sending streams (SEND), us */
+	IMTCP_A_REASON,		/* u8: IMTCP_REASON_*, why no estimate is shown */
+	IMTCP_A_ENVELOPE,	/* u64: highest capacity it can measure, bit/s */
+	IMTCP_A_STAT_OUT_OF_ENVELOPE,	/* u64: results dropped, path too fast */
 
 	__IMTCP_A_MAX,
 	IMTCP_A_MAX = __IMTCP_A_MAX - 1
@@ -68,6 +71,17 @@ enum {
 	IMTCP_STATE_SEND,
 	IMTCP_STATE_PASS,
 	IMTCP_STATE_EMPTY,
+};
+
+/*
+ * Why a socket shows no estimate (IMTCP_A_REASON). ENVELOPE: the path's
+ * capacity is above what a stream can measure (IMTCP_A_ENVELOPE: a
+ * stream's N segments, even back to back, raise the bottleneck's queue
+ * less than the noise threshold); nothing is published while it is.
+ */
+enum {
+	IMTCP_REASON_NONE,
+	IMTCP_REASON_ENVELOPE,
 };
 
 /*

@@ -29,6 +29,19 @@ static double err(u64 est, double a_mbit)
 	return fabs((double)est / 1e6 - a_mbit) / a_mbit;
 }
 
+/* The envelope: (n - 1) mss 8 / noise_us. */
+TEST(envelope)
+{
+	struct imtcp_est_cfg c = { .n = 10, .k = 2, .noise_us = 500 };
+
+	EXPECT_EQ(208512000ULL, imtcp_envelope_bps(&c, 1448));
+	EXPECT_EQ(1288512000ULL, imtcp_envelope_bps(&c, 8948));
+	c.n = 16;
+	EXPECT_EQ(347520000ULL, imtcp_envelope_bps(&c, 1448));
+	c.noise_us = 0;
+	EXPECT_EQ(U64_MAX, imtcp_envelope_bps(&c, 1448));
+}
+
 TEST(gap_rates_rise_linearly)
 {
 	struct imtcp_stream st = { .lo_bps = 10 * MBIT, .hi_bps = 18 * MBIT };
