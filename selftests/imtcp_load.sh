@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Loading and selecting imtcp: module load/unload, the available list,
-# selection by sysctl and by iperf3 -C, and the refusal to unload while a
-# socket uses it.
+# selection by sysctl and by iperf3 -C, the refusal to unload while a
+# socket uses it, and odd socket paths (SYN_SENT, disconnect, a refused
+# connect, dual stack) that leave no socket or module reference behind.
 source "$(dirname "$0")/lib.sh"
 require_root
 
@@ -106,7 +107,41 @@ test_rmmod_refused_while_default() {
 	insmod "$TOP/imtcp.ko" || fail "reload failed"
 }
 
-tap_begin 7
+# Odd socket paths (imtcp_paths.py), in a namespace of their own where
+# 198.18.9.2 routes to a dummy device that drops everything: a socket in
+# SYN_SENT switched 20 times, disconnected with connect(AF_UNSPEC) and
+# connected again; a socket connected after a refused connect; a
+# dual-stack socket to ::ffff:127.0.0.1, which imtcp-stat's filter
+# 'dst 127.0.0.1' finds. Each step has its own deadline
+# (a blocking connect to the dummy route would wait for the SYN retries,
+# about two minutes). Afterwards the namespace has no imtcp socket left
+# and the module's reference count is back where it was.
+test_odd_socket_paths() {
+	local ns=imtcp-paths-$$ ref0 ref n i
+	ref0=$(cat /sys/module/imtcp/refcnt)
+	ip netns add $ns || fail "netns"
+	ip -n $ns link set lo up
+	ip -n $ns link add d0 type dummy && ip -n $ns link set d0 up &&
+		ip -n $ns addr add 198.18.9.1/24 dev d0 ||
+		{ ip netns del $ns; fail "dummy device"; }
+	IMTCP_STAT=$TOP/build/userspace/imtcp-stat timeout 90 \
+		ip netns exec $ns python3 "$SELFTESTS_DIR/imtcp_paths.py" 198.18.9.2
+	rc=$?
+	for i in $(seq 100); do
+		n=$(ip netns exec $ns "$TOP/build/userspace/imtcp-stat" -s |
+			awk '$1 == "sockets" { print $2 }')
+		ref=$(cat /sys/module/imtcp/refcnt)
+		[ "$n" = 0 ] && [ "$ref" = "$ref0" ] && break
+		sleep 0.1
+	done
+	ip netns del $ns
+	echo "imtcp sockets left in the namespace: $n; module refcnt $ref0 -> $ref"
+	[ $rc = 0 ] || fail "imtcp_paths.py: exit $rc"
+	[ "$n" = 0 ] || fail "$n imtcp sockets left"
+	[ "$ref" = "$ref0" ] || fail "module reference count $ref0 -> $ref"
+}
+
+tap_begin 8
 run_test load_unload test_load_unload
 run_test modinfo test_params_listed
 run_test sysctl_default test_sysctl_default
@@ -114,4 +149,5 @@ run_test ss_shows_imtcp test_ss_shows_imtcp
 run_test iperf3_C_imtcp test_iperf3
 run_test rmmod_refused_while_in_use test_rmmod_refused_while_in_use
 run_test rmmod_refused_while_default test_rmmod_refused_while_default
+run_test odd_socket_paths test_odd_socket_paths
 tap_end

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -229,14 +230,33 @@ static void parse_row(const struct nlmsghdr *nlh, struct row *r)
 	}
 }
 
+/*
+ * An IPv4 address inside a v4-mapped IPv6 one (a v4 connection on a
+ * dual-stack socket shows as ::ffff:a.b.c.d), else the address itself.
+ */
+static const char *unmapped(const char *addr)
+{
+	static const char prefix[] = "::ffff:";
+
+	if (!strncasecmp(addr, prefix, sizeof(prefix) - 1) &&
+	    strchr(addr + sizeof(prefix) - 1, '.'))
+		return addr + sizeof(prefix) - 1;
+	return addr;
+}
+
+/* A filter's address matches the socket's, v4-mapped or not. */
+static bool same_addr(const char *want, const char *addr)
+{
+	return !want[0] || !strcmp(unmapped(want), unmapped(addr));
+}
+
 static bool matches(const struct row *r)
 {
 	const struct filter *f = &opt.f;
 
 	return (f->sport < 0 || f->sport == r->sport) &&
 	       (f->dport < 0 || f->dport == r->dport) &&
-	       (!f->src[0] || !strcmp(f->src, r->saddr)) &&
-	       (!f->dst[0] || !strcmp(f->dst, r->daddr)) &&
+	       same_addr(f->src, r->saddr) && same_addr(f->dst, r->daddr) &&
 	       (!f->by_cookie || f->cookie == r->cookie);
 }
 
