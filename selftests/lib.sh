@@ -312,15 +312,17 @@ in_rcv() { ip netns exec "$NS_RCV" "$@"; }
 
 # transfer CC FILE PORT: send FILE from sender to receiver over CC; checks
 # the SHA-256 at both ends, prints xfer's result line. Fails if they differ.
+# XFER_TO sets the receiver's address (default RCV_ADDR), XFER_RECV_OPTS
+# more options for xfer recv (e.g. -P SECS).
 transfer() {
 	local cc=$1 file=$2 port=$3 out rcv_pid want got
 	out=$(mktemp -d)
 	want=$(sha256sum < "$file" | cut -d' ' -f1)
 	ip netns exec "$NS_RCV" \
-		sh -c "'$XFER' recv -p $port -o - | sha256sum > '$out/sha'" &
+		sh -c "'$XFER' recv -p $port ${XFER_RECV_OPTS:-} -o - | sha256sum > '$out/sha'" &
 	rcv_pid=$!
-	if ! in_snd "$XFER" send -c $RCV_ADDR -p "$port" -C "$cc" -i "$file" \
-		> "$out/result"; then
+	if ! in_snd "$XFER" send -c "${XFER_TO:-$RCV_ADDR}" -p "$port" -C "$cc" \
+		-i "$file" > "$out/result"; then
 		kill "$rcv_pid" 2>/dev/null
 		rm -rf "$out"
 		echo "transfer with $cc failed"

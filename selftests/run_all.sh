@@ -13,7 +13,7 @@ cd "$(dirname "$0")" || exit 1
 TOP=$(cd .. && pwd)
 
 PROGRAMS=(imtcp_load.sh "$TOP/build/selftests/imtcp_sockopt" imtcp_transfer.sh
-	  imtcp_pacing.sh
+	  imtcp_pacing.sh imtcp_faults.sh
 	  imtcp_measure.sh "$TOP/build/selftests/imtcp_netlink" imtcp_netlink.sh)
 [ $# -gt 0 ] && PROGRAMS=("$@")
 

@@ -2,9 +2,11 @@
 /*
  * xfer: one bulk TCP transfer, for imtcp's tests and benchmarks.
  *
- *   xfer recv [-p PORT] [-o FILE|-]
+ *   xfer recv [-p PORT] [-P SECS] [-o FILE|-]
  *       Accept one connection, write what arrives to FILE ('-' = stdout,
- *       default: discard), exit when the peer closes.
+ *       default: discard), exit when the peer closes. -P waits SECS
+ *       (at most 60) after the accept before reading: the receive window
+ *       fills and closes.
  *   xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]
  *             [-S EPOCH] [-T FILE] [-M MBIT] (-i FILE | -n BYTES | -t SECONDS)
  *       Connect (retrying for 10 s while nothing listens), send FILE, BYTES
@@ -74,6 +76,7 @@ struct opts {
 	double start_at;
 	const char *trace;
 	double max_pacing_mbit;	/* -M: SO_MAX_PACING_RATE, 0: none */
+	double pause;		/* recv -P: seconds before the first read */
 };
 
 #define FRAME_SECS 0.04	/* -F's default: 25 frames/s */
@@ -82,7 +85,7 @@ struct opts {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: xfer recv [-p PORT] [-o FILE|-]\n"
+		"usage: xfer recv [-p PORT] [-P SECS] [-o FILE|-]\n"
 		"       xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]\n"
 		"                 [-S EPOCH] [-T FILE] [-M MBIT] (-i FILE | -n BYTES | -t SECONDS)\n");
 	exit(2);
@@ -145,6 +148,8 @@ static int do_recv(const struct opts *o)
 		perror("xfer: accept");
 		return 1;
 	}
+	if (o->pause > 0)	/* the receive window fills and closes */
+		usleep((useconds_t)(o->pause * 1e6));
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -438,7 +443,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
-	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:M:")) != -1) {
+	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:M:P:")) != -1) {
 		switch (c) {
 		case 'c': o.addr = optarg; break;
 		case 'p': o.port = optarg; break;
@@ -453,11 +458,15 @@ int main(int argc, char **argv)
 		case 'T': o.trace = optarg; break;
 		case 'S': o.start_at = atof(optarg); break;
 		case 'M': o.max_pacing_mbit = atof(optarg); break;
+		case 'P': o.pause = atof(optarg); break;
 		default: usage();
 		}
 	}
-	if (!strcmp(argv[1], "recv"))
+	if (!strcmp(argv[1], "recv")) {
+		if (!(o.pause >= 0 && o.pause <= 60))
+			usage();
 		return do_recv(&o);
+	}
 	if (strcmp(argv[1], "send") || !o.addr ||
 	    (!o.in && !o.bytes && o.secs <= 0) || o.rate_mbit < 0 ||
 	    o.max_pacing_mbit < 0 || o.max_pacing_mbit > 30000 ||
