@@ -4,7 +4,8 @@
 # Loading and selecting imtcp: module load/unload, the available list,
 # selection by sysctl and by iperf3 -C, the refusal to unload while a
 # socket uses it, and odd socket paths (SYN_SENT, disconnect, a refused
-# connect, dual stack) that leave no socket or module reference behind.
+# connect, dual stack) that leave no socket or module reference behind;
+# rmmod after connection churn in three namespaces that defaulted to it.
 source "$(dirname "$0")/lib.sh"
 require_root
 
@@ -141,7 +142,56 @@ test_odd_socket_paths() {
 	[ "$ref" = "$ref0" ] || fail "module reference count $ref0 -> $ref"
 }
 
-tap_begin 8
+# Churn in three namespaces whose default is imtcp: 500 short and 167
+# concurrent connections each (1,500 and 500 in all), the servers
+# dropped with unread data (resets), the defaults set back to cubic.
+# Then, every 0.5 s: the module's reference count, the imtcp sockets the
+# namespaces still count, and the TCP sockets not yet closed; rmmod must
+# succeed once the count reaches 0, within 60 s.
+test_unload_after_churn() {
+	local ns i t rc=0 ref n states pids=""
+	for i in 1 2 3; do
+		ns=imtcp-churn-$i-$$
+		ip netns add $ns && ip -n $ns link set lo up &&
+			ip netns exec $ns sysctl -qw net.ipv4.tcp_congestion_control=imtcp ||
+			fail "namespace $ns"
+	done
+	for i in 1 2 3; do
+		timeout 120 ip netns exec imtcp-churn-$i-$$ python3 \
+			"$SELFTESTS_DIR/imtcp_churn.py" 500 167 &
+		pids="$pids $!"
+	done
+	for p in $pids; do
+		wait "$p" || rc=1
+	done
+	for i in 1 2 3; do
+		ip netns exec imtcp-churn-$i-$$ sysctl -qw net.ipv4.tcp_congestion_control=cubic
+	done
+	for t in $(seq 120); do
+		ref=$(cat /sys/module/imtcp/refcnt)
+		n=0
+		states=""
+		for i in 1 2 3; do
+			n=$((n + $(ip netns exec imtcp-churn-$i-$$ "$TOP/build/userspace/imtcp-stat" -s |
+				awk '$1 == "sockets" { print $2 }')))
+			states="$states$(ip netns exec imtcp-churn-$i-$$ ss -tanH |
+				awk '$1 != "TIME-WAIT" { print $1 }' | sort | uniq -c | tr -s ' \n' ' ')"
+		done
+		[ $((t % 4)) = 1 ] || [ "$ref" = 0 ] &&
+			echo "$((t / 2)).$((t % 2 * 5)) s: refcnt $ref, imtcp sockets $n, not closed:${states:- none}"
+		[ "$ref" = 0 ] && break
+		sleep 0.5
+	done
+	for i in 1 2 3; do
+		ip netns del imtcp-churn-$i-$$
+	done
+	[ $rc = 0 ] || fail "a churn program failed"
+	[ "$ref" = 0 ] || fail "module still referenced ($ref) after 60 s"
+	unload_imtcp || fail "rmmod failed with no reference left"
+	insmod "$TOP/imtcp.ko" || fail "reload failed"
+}
+
+tap_begin 9
 run_test load_unload test_load_unload
 run_test modinfo test_params_listed
 run_test sysctl_default test_sysctl_default
@@ -150,4 +200,5 @@ run_test iperf3_C_imtcp test_iperf3
 run_test rmmod_refused_while_in_use test_rmmod_refused_while_in_use
 run_test rmmod_refused_while_default test_rmmod_refused_while_default
 run_test odd_socket_paths test_odd_socket_paths
+run_test unload_after_churn test_unload_after_churn
 tap_end
