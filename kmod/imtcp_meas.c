@@ -512,6 +512,23 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 			     tp->srtt_us >> 3, tcp_snd_cwnd(tp), m->cu.m, rse);
 }
 
+/*
+ * With no estimate shown, say so while holds keep failing (a connection
+ * its CPU paces, as on loopback, gathers no stream), and stop saying it
+ * once a stream has left.
+ */
+static void holds_reason(struct imtcp_meas *m)
+{
+	u8 reason = READ_ONCE(m->pub.reason);
+
+	if (imtcp_cu_holds_failing(&m->cu)) {
+		if (reason == IMTCP_REASON_NONE && !READ_ONCE(m->pub.estimate))
+			WRITE_ONCE(m->pub.reason, IMTCP_REASON_HOLDS_FAILING);
+	} else if (reason == IMTCP_REASON_HOLDS_FAILING) {
+		WRITE_ONCE(m->pub.reason, IMTCP_REASON_NONE);
+	}
+}
+
 /* Run the control unit on what the socket shows now; act on the result. */
 static void step(struct sock *sk, struct imtcp_meas *m)
 {
@@ -522,9 +539,12 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 	flags = imtcp_cu_step(&m->cu, m->cfg.n, m->cfg.k, &v);
 	WRITE_ONCE(m->pub.hold_us, m->cu.held_us);
 	WRITE_ONCE(m->pub.stream_us, m->cu.stream_us);
-	if (flags & IMTCP_CU_STREAM_DONE)
+	if (flags & IMTCP_CU_STREAM_DONE) {
 		m->stream_end = tcp_sk(sk)->snd_nxt;
+		holds_reason(m);
+	}
 	if (flags & IMTCP_CU_FAILED) {
+		holds_reason(m);
 		m->streams_failed++;
 		WRITE_ONCE(m->pub.streams_failed, m->streams_failed);
 		imtcp_stat_stream_failed(m->net);

@@ -72,6 +72,7 @@ static const char *reason_name(uint8_t r)
 	switch (r) {
 	case IMTCP_REASON_NONE: return NULL;
 	case IMTCP_REASON_ENVELOPE: return "above-envelope";
+	case IMTCP_REASON_HOLDS_FAILING: return "holds-failing";
 	default: return "unknown";
 	}
 }
@@ -319,6 +320,9 @@ static void print_table_row(const struct row *r)
 	if (r->reason == IMTCP_REASON_ENVELOPE)
 		snprintf(note, sizeof(note), "path above %s, see imtcp-stat(8)",
 			 rate(r->envelope, env, sizeof(env)));
+	else if (r->reason == IMTCP_REASON_HOLDS_FAILING)
+		snprintf(note, sizeof(note),
+			 "holds fail: no bottleneck clocks it, see imtcp-stat(8)");
 	else if (r->reason)
 		snprintf(note, sizeof(note), "reason %u", r->reason);
 	if (opt.stamp)

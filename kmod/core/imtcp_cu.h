@@ -38,6 +38,15 @@ enum imtcp_state {
 /* free_starts: at most this many measurements start in debt. */
 #define IMTCP_FREE_MAX	8
 
+/*
+ * After a failed hold no hold begins for srtt << min(failed holds in a
+ * row - 1, IMTCP_REST_SHIFT_MAX): 1, 2, 4 ... 64 srtt.
+ */
+#define IMTCP_REST_SHIFT_MAX	6
+
+/* So many failed holds in a row, and no stream between: holds_failing. */
+#define IMTCP_HOLDS_FAILING	8
+
 struct imtcp_cu {
 	u8 state;	/* enum imtcp_state */
 	u8 m;		/* held segments that start a stream */
@@ -48,6 +57,7 @@ struct imtcp_cu {
 	u8 free_starts;	/* measurements that may still start in debt */
 	u8 slow_start;	/* the measurement began in slow start */
 	u8 resting;	/* a hold failed: none begins before rest_until_us */
+	u8 failed_holds;/* holds in a row that ended without a stream */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
 	u32 budget;	/* percent of time that holds may cost */
@@ -92,6 +102,7 @@ void imtcp_cu_estimated(struct imtcp_cu *cu);
 u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 		  const struct imtcp_cu_view *v);
 u32 imtcp_cu_pause(struct imtcp_cu *cu);
+bool imtcp_cu_holds_failing(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us);

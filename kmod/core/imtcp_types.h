@@ -30,6 +30,7 @@ typedef __u64 u64;
 typedef __s32 s32;
 typedef __s64 s64;
 
+#define U8_MAX ((u8)~0U)
 #define U64_MAX ((u64)~0ULL)
 
 #define min_t(type, a, b) ({ type _a = (a); type _b = (b); _a < _b ? _a : _b; })

@@ -78,10 +78,15 @@ enum {
  * capacity is above what a stream can measure (IMTCP_A_ENVELOPE: a
  * stream's N segments, even back to back, raise the bottleneck's queue
  * less than the noise threshold); nothing is published while it is.
+ * HOLDS_FAILING: no estimate yet, and the latest holds (8 or more in a
+ * row) ended before a stream's segments gathered: the sending is not
+ * clocked by a bottleneck (loopback, a CPU-bound sender) or the window
+ * is too thin; the module backs off (up to 64 RTT between holds).
  */
 enum {
 	IMTCP_REASON_NONE,
 	IMTCP_REASON_ENVELOPE,
+	IMTCP_REASON_HOLDS_FAILING,
 };
 
 /*

@@ -108,6 +108,42 @@ TEST(later_stream_hold_expiry_abandons_and_rests)
 	EXPECT_EQ(IMTCP_STORE, cu.state);
 }
 
+/*
+ * Holds that fail in a row rest 1, 2, 4 ... 64 srtt; from the eighth the
+ * connection says so; a stream that leaves ends both.
+ */
+TEST(failed_holds_in_a_row_back_off)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+	u32 i, rest;
+
+	v.srtt_us = 1000;
+	v.held = 1;
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(IMTCP_STORE, cu.state);
+		EXPECT_EQ(i >= IMTCP_HOLDS_FAILING, imtcp_cu_holds_failing(&cu));
+		cu.deadline_us = v.now_us + 100;
+		v.now_us += 100;
+		ASSERT_TRUE(imtcp_cu_step(&cu, N, K, &v) & IMTCP_CU_FAILED);
+		rest = 1000u << (i < IMTCP_REST_SHIFT_MAX ? i : IMTCP_REST_SHIFT_MAX);
+		v.now_us += rest - 1;
+		EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
+		EXPECT_EQ(IMTCP_EMPTY, cu.state);
+		v.now_us += 1;
+		imtcp_cu_step(&cu, N, K, &v);
+	}
+	EXPECT_TRUE(imtcp_cu_holds_failing(&cu));
+	/* now a stream gathers and leaves */
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_SEND, cu.state);
+	v.sent = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_FALSE(imtcp_cu_holds_failing(&cu));
+	EXPECT_EQ(0, cu.failed_holds);
+}
+
 TEST(deadline_survives_clock_wrap)
 {
 	struct imtcp_cu cu = started();
