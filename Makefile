@@ -11,6 +11,7 @@
 #                     the kselftests inside a VM; ends "N passed, N failed"
 #   make vm-test      only the kselftests inside a VM
 #   make bench        goodput benchmark, imtcp against reno, inside a VM
+#   make bench-path   is the benchmarks' test bed faithful? (VM; exit 1 if not)
 #   make bench-accuracy  the estimate against a known available bandwidth
 #   make record       record the module's measurements in a VM as replay
 #                     files for the unit tests (build/replays)
@@ -32,7 +33,7 @@ MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
 		     $(CURDIR)/kmod/uapi/*.h)
 
 .PHONY: all module clean check style unit tools test vm-test bench demo deps \
-	ksrc bench-accuracy record
+	ksrc bench-accuracy bench-path record
 
 all: module
 
@@ -89,6 +90,9 @@ test:
 bench: deps module tools
 	scripts/vm/run-vm.sh --name bench --timeout 3600 -- \
 		scripts/bench/goodput.sh $(BENCH_ARGS)
+
+bench-path: module tools
+	scripts/vm/run-vm.sh --name path --timeout 900 -- scripts/bench/path.sh
 
 bench-accuracy: module tools
 	scripts/install-deps.sh --bench

@@ -398,6 +398,16 @@ def table(outdir, c):
       f"{burst} bytes; cross-traffic datagrams of {cross} bytes; S4 writes "
       f"every {frame} ms.")
     p()
+    ppath = os.path.join(outdir, "path.txt")
+    if os.path.exists(ppath):
+        verdict = os.environ.get("PATH_VERDICT", "?")
+        p(f"Path check (scripts/bench/path.sh, run first): {verdict}.")
+        p()
+        p("```")
+        for line in open(ppath):
+            p(line.rstrip("\n"))
+        p("```")
+        p()
     p("Errors are |figure - A| / C: imtcp's estimate (imtcp_estimate "
       "tracepoint), the same flow's tcpi_delivery_rate (every 100 ms), and "
       "a BBR flow's bandwidth estimate (TCP_CC_INFO, every 100 ms) in its "

@@ -34,20 +34,22 @@
 # the fit's raw result, the busy-link rate that bounds it, truth),
 # accuracy.md (the tables), and PNG plots when python3-matplotlib is
 # installed. BENCH_ONLY="S1 S3" runs only those scenarios.
-# BENCH_MTU (default 9000) sets the test bed's MTU (see lib.sh); the
-# TCP flows then send segments of BENCH_MTU - 52 bytes. Under TCG, at
-# MTU 1500 the path carries less than A = C - cross (the emulated
-# machine forwards slowly, and two 1514-byte frames of tbf bucket are
-# shorter than a late emulated timer), and every estimator (BBR's too)
-# reads low against that truth; with jumbo frames the bottleneck is the
-# tight link again (Documentation/imtcp.rst). On KVM or hardware,
-# BENCH_MTU=1500 is the case to measure.
+# BENCH_MTU (default 1500) sets the test bed's MTU (see lib.sh); the TCP
+# flows then send segments of BENCH_MTU - 52 bytes. BENCH_C_MBIT
+# defaults to 30 at MTU 1500 (what the emulated machine forwards
+# faithfully: scripts/bench/path.sh) and to 100 with jumbo frames.
+# First the path check (scripts/bench/path.sh) runs on the same
+# settings; if the path is not faithful the benchmark stops (exit 3)
+# unless BENCH_PATH_CHECK=0, which runs it anyway and says so in the
+# table. netem's delay is calibrated as in the path check.
 # BENCH_IMTCP_PARAMS="hold_budget=10 ..." sets module parameters first;
 # BENCH_BURST the tbf bucket in bytes (default two frames).
-export TOPO_MTU=${BENCH_MTU:-9000}
+export TOPO_MTU=${BENCH_MTU:-1500}
 source "$(dirname "$0")/../../selftests/lib.sh"
 
-C=${BENCH_C_MBIT:-100}
+C_DEFAULT=100
+[ "$TOPO_MTU" -le 1500 ] && C_DEFAULT=30
+C=${BENCH_C_MBIT:-$C_DEFAULT}
 SECS=${BENCH_SECS:-20}
 STEP=${BENCH_STEP_SECS:-20}
 S5_REPS=${BENCH_S5_REPS:-3}
@@ -67,9 +69,10 @@ in_range "$S4_FRAME" 1 10000 ||
 	{ echo "BENCH_S4_FRAME_MS: milliseconds between writes, 1-10000" >&2; exit 2; }
 OUT=${IMTCP_OUT:-$TOP/build/bench}
 PY=$TOP/scripts/bench/accuracy.py
-# tbf's bucket: two frames (lib.sh), BENCH_BURST bytes to change it;
-# exported for the table (accuracy.py)
-export SHAPE_BURST=${BENCH_BURST:-$TWO_FRAMES}
+# tbf's bucket: lib.sh's BENCH_BUCKET_BYTES (four frames at MTU 1500,
+# two jumbo frames), BENCH_BURST bytes to change it; exported for the
+# table (accuracy.py)
+export SHAPE_BURST=${BENCH_BURST:-$BENCH_BUCKET_BYTES}
 case $SHAPE_BURST in
 ''|*[!0-9]*) echo "BENCH_BURST: a number of bytes" >&2; exit 2 ;;
 esac
@@ -85,10 +88,28 @@ trap 'trace_stop /dev/null 2>/dev/null; topo_down; rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
 rm -f "$OUT"/accuracy* "$OUT"/together.jsonl
 
+# the path check, on the same settings, before anything else
+export PATH_VERDICT=faithful
+BENCH_C_MBIT=$C BENCH_MTU=$TOPO_MTU BENCH_BURST=$SHAPE_BURST \
+	"$TOP/scripts/bench/path.sh" > "$OUT/path.txt"
+path_rc=$?
+cat "$OUT/path.txt"
+if [ "$path_rc" != 0 ]; then
+	if [ "${BENCH_PATH_CHECK:-1}" != 0 ]; then
+		echo "accuracy: STOPPED: the path check failed (above; $OUT/path.txt)." >&2
+		echo "accuracy: figures on an unfaithful path would mislead; BENCH_PATH_CHECK=0 runs anyway." >&2
+		exit 3
+	fi
+	echo "accuracy: the path check FAILED; running anyway (BENCH_PATH_CHECK=0)" >&2
+	PATH_VERDICT="NOT faithful (BENCH_PATH_CHECK=0)"
+fi
+
 load_imtcp || exit 1
 set_imtcp_params "${BENCH_IMTCP_PARAMS:-}" || exit 1
 modprobe -q tcp_bbr || { echo "no tcp_bbr module"; exit 1; }
-topo_up ${C}mbit 20 && cross_up || { echo "cannot build the test bed"; exit 1; }
+topo_up ${C}mbit 20 && cross_up && calibrate_rtt ${C}mbit 20 ||
+	{ echo "cannot build the test bed"; exit 1; }
+echo "netem delay $(netem_us 20) us each way (the emulation adds $SHAPE_TRIM_US us)"
 udp_sink || exit 1	# the cross-traffic generator sends to port 9
 port=6100
 
