@@ -21,7 +21,7 @@
 #   S3  Poisson cross traffic (selftests/poisson.c) at 30 and 60 % of C
 #   S4  application-limited senders writing 5 Mbit/s in chunks, one
 #       every BENCH_S4_FRAME_MS (40, a 25 frames/s video sender), CBR
-#       cross traffic leaving A = 40 Mbit/s
+#       cross traffic at 60 % of C leaving A = 40 % of C
 #   S5  no cross traffic: 4 imtcp flows together (Jain's index), one
 #       imtcp and one reno flow together (share), started in both
 #       orders, and as the baseline of both 4 reno flows and 2 reno
@@ -223,7 +223,7 @@ if want S3; then
 		scenario "S3-$pct" poisson "$(p $pct):$SECS"
 	done
 fi
-want S4 && scenario S4 cbr "$((C > 40 ? C - 40 : 0)):$SECS" -r 5 -F "$S4_FRAME"
+want S4 && scenario S4 cbr "$(p 60):$SECS" -r 5 -F "$S4_FRAME"
 if want S5; then
 	for r in $(seq "$S5_REPS"); do
 		together S5-4imtcp-r$r imtcp imtcp imtcp imtcp

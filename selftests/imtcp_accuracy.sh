@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Accuracy in CI, on the benchmark's faithful path (scripts/bench/path.sh:
+# MTU 1500, C = 30 Mbit/s, a tbf bucket of four frames, one BDP of
+# buffer, 20 ms each way with netem's delay calibrated). One bulk imtcp
+# flow beside CBR cross traffic that shares only the bottleneck; the
+# truth is A = C - cross, the cross traffic counted at the router, in
+# TCP payload (x MSS / frame) as the estimate counts.
+#   steady  cross 40 % of C (A = 60 %), 20 s: from the 5th second on,
+#           the median |estimate - A| <= ACC_MEDIAN_PCT (10) % of C, and
+#           at least one estimate per ACC_RTTS (10) RTT (srtt as the
+#           estimates report it)
+#   step    cross 20 % of C, then 60 % from about the flow's 10th second
+#           (A from 80 to 40 %): from its 4th to its 9th second, and from
+#           ACC_STEP_SECS (8) s after the step to the end (24 s), each
+#           median |estimate - A| <= ACC_MEDIAN_PCT % of C and one
+#           estimate per ACC_RTTS RTT
+# Where the flow's own goodput is under half of A the emulated machine
+# did not carry the path this run: the test prints its figures and
+# skips (TAP SKIP, counted in CI's last line) instead of judging.
+source "$(dirname "$0")/lib.sh"
+require_root
+
+C=30
+DELAY=20
+MEDIAN_PCT=${ACC_MEDIAN_PCT:-10}
+RTTS=${ACC_RTTS:-10}
+STEP_SECS=${ACC_STEP_SECS:-8}
+export SHAPE_BURST=$BENCH_BUCKET_BYTES
+WORK=$(mktemp -d)
+keep_traces() {
+	[ -n "${IMTCP_OUT:-}" ] && cp "$WORK"/*.trace "$IMTCP_OUT"/ 2>/dev/null
+	rm -rf "$WORK"
+}
+trap 'trace_stop /dev/null 2>/dev/null; topo_down; keep_traces' EXIT
+
+# payload Mbit/s that put PCT % of C on the wire as cross traffic
+cross_payload() {
+	awk -v c=$C -v p="$1" -v l="$MSS_BYTES" \
+		'BEGIN { printf "%.3f", c * p / 100 * l / (l + 42) }'
+}
+
+# uptime_s: the guest's clock in seconds, as the trace (mono) reads it
+uptime_s() {
+	local t
+	read -r t _ < /proc/uptime
+	echo "$t"
+}
+
+# judge TRACE FROM TO A_MBIT: the estimates between FROM and TO (trace
+# clock, s): count, estimates per RTT, median |err| as % of C (payload).
+# Prints "n per_rtt median_pct".
+judge() {
+	python3 - "$@" "$C" "$MSS_BYTES" "$FRAME_BYTES" <<'EOF'
+import re, statistics, sys
+path, t0, t1, a, c, mss, frame = sys.argv[1:8]
+t0, t1, a = float(t0), float(t1), float(a)
+cpay = float(c) * int(mss) / int(frame)
+est, srtt = [], []
+for line in open(path, errors="replace"):
+    m = re.search(r"\s(\d+\.\d+): imtcp_estimate: .*\bbps=(\d+) .*\bsrtt_us=(\d+)", line)
+    if m and t0 <= float(m.group(1)) <= t1:
+        est.append(int(m.group(2)) / 1e6)
+        srtt.append(int(m.group(3)) / 1e6)
+if not est:
+    print(0, 0, 999, 0)
+    sys.exit()
+per_rtt = len(est) / ((t1 - t0) / statistics.median(srtt))
+err = statistics.median(abs(e - a) for e in est) / cpay * 100
+print(len(est), "%.3f" % per_rtt, "%.1f" % err, "%.2f" % statistics.median(est))
+EOF
+}
+
+# A in payload Mbit/s from a cross rate on the wire
+truth() {
+	awk -v c=$C -v x="$1" -v l="$MSS_BYTES" -v f="$FRAME_BYTES" \
+		'BEGIN { printf "%.2f", (c - x) * l / f }'
+}
+
+# verdict NAME N PER_RTT ERR MEDIAN A GOODPUT: judge one window
+verdict() {
+	local name=$1 n=$2 per=$3 err=$4 med=$5 a=$6
+	echo "$name: A = $a Mbit/s, $n estimates, median $med, median |err| $err % of C, $per per RTT"
+	float_ok "$err <= $MEDIAN_PCT" ||
+		{ echo "$name: median |err| $err % of C > $MEDIAN_PCT"; return 1; }
+	float_ok "$per * $RTTS >= 1" ||
+		{ echo "$name: $per estimates per RTT, fewer than one per $RTTS RTT"; return 1; }
+}
+
+# carried GOODPUT A: did the emulated machine carry the path? (>= A / 2)
+carried() {
+	float_ok "$1 >= $2 / 2" && return 0
+	echo "the flow got $1 Mbit/s of A = $2 this run: the emulation did not carry the path"
+	return 1
+}
+
+test_steady() {
+	local t0 x a line r rc=0 snd
+	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -b "$(cross_payload 40)" \
+		-t 25 -C -l "$MSS_BYTES" -s 7 >/dev/null &
+	sleep 2
+	trace_start imtcp/imtcp_estimate || fail "tracing"
+	t0=$(uptime_s)
+	timed_send imtcp 5401 20 > "$WORK/steady.xfer" &
+	snd=$!
+	sleep 5
+	x=$(cross_rate_mbps 14)
+	wait "$snd"
+	trace_stop "$WORK/steady.trace"
+	wait
+	line=$(cat "$WORK/steady.xfer")
+	a=$(truth "$x")
+	echo "$line"
+	echo "cross $x Mbit/s at the router"
+	r=$(judge "$WORK/steady.trace" "$(awk -v t="$t0" 'BEGIN { print t + 5 }')" \
+		"$(awk -v t="$t0" 'BEGIN { print t + 20 }')" "$a")
+	# shellcheck disable=SC2086
+	verdict steady $r "$a" || rc=1
+	carried "$(field goodput_mbps "$line")" "$a" || exit $KSFT_SKIP
+	return $rc
+}
+
+test_step() {
+	local t0 x1 x2 a1 a2 line r1 r2 rc=0 gen snd
+	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -C -l "$MSS_BYTES" -s 9 \
+		-r "$(cross_payload 20):12 $(cross_payload 60):16" >/dev/null &
+	gen=$!
+	sleep 2
+	trace_start imtcp/imtcp_estimate || fail "tracing"
+	t0=$(uptime_s)		# the step comes 10 s later
+	timed_send imtcp 5402 24 > "$WORK/step.xfer" &
+	snd=$!
+	sleep 4
+	x1=$(cross_rate_mbps 5)
+	sleep "$STEP_SECS"
+	x2=$(cross_rate_mbps $((24 - 10 - STEP_SECS - 1)))
+	wait "$snd"
+	trace_stop "$WORK/step.trace"
+	kill "$gen" 2>/dev/null
+	wait
+	line=$(cat "$WORK/step.xfer")
+	a1=$(truth "$x1")
+	a2=$(truth "$x2")
+	echo "$line"
+	echo "cross $x1 then $x2 Mbit/s at the router"
+	r1=$(judge "$WORK/step.trace" "$(awk -v t="$t0" 'BEGIN { print t + 4 }')" \
+		"$(awk -v t="$t0" 'BEGIN { print t + 9 }')" "$a1")
+	r2=$(judge "$WORK/step.trace" "$(awk -v t="$t0" -v s="$STEP_SECS" 'BEGIN { print t + 10 + s }')" \
+		"$(awk -v t="$t0" 'BEGIN { print t + 24 }')" "$a2")
+	# shellcheck disable=SC2086
+	verdict before_step $r1 "$a1" || rc=1
+	# shellcheck disable=SC2086
+	verdict after_step $r2 "$a2" || rc=1
+	carried "$(field goodput_mbps "$line")" "$a2" || exit $KSFT_SKIP
+	return $rc
+}
+
+tap_begin 2
+load_imtcp || { echo "cannot load imtcp"; exit $KSFT_FAIL; }
+if ! topo_up ${C}mbit $DELAY || ! cross_up || ! udp_sink ||
+	! calibrate_rtt ${C}mbit $DELAY; then
+	echo "cannot build the test bed"
+	exit $KSFT_FAIL
+fi
+echo mono > $TRACEFS/trace_clock
+echo "# C = $C Mbit/s, MTU $TOPO_MTU, bucket $SHAPE_BURST bytes, netem $(netem_us $DELAY) us each way"
+run_test steady_cbr_accuracy test_steady
+run_test step_accuracy test_step
+tap_end
