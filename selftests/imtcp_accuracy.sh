@@ -48,14 +48,14 @@ uptime_s() {
 	echo "$t"
 }
 
-# judge TRACE FROM TO A_MBIT: the estimates between FROM and TO (trace
-# clock, s): count, estimates per RTT, median |err| as % of C (payload).
-# Prints "n per_rtt median_pct".
+# judge TRACE T0 FROM TO A_MBIT: the estimates from FROM to TO seconds
+# after T0 (trace clock): count, estimates per RTT, median |err| as % of
+# C (payload), median. Prints "n per_rtt err_pct median".
 judge() {
 	python3 - "$@" "$C" "$MSS_BYTES" "$FRAME_BYTES" <<'EOF'
 import re, statistics, sys
-path, t0, t1, a, c, mss, frame = sys.argv[1:8]
-t0, t1, a = float(t0), float(t1), float(a)
+path, base, t0, t1, a, c, mss, frame = sys.argv[1:9]
+t0, t1, a = float(base) + float(t0), float(base) + float(t1), float(a)
 cpay = float(c) * int(mss) / int(frame)
 est, srtt = [], []
 for line in open(path, errors="replace"):
@@ -113,8 +113,7 @@ test_steady() {
 	a=$(truth "$x")
 	echo "$line"
 	echo "cross $x Mbit/s at the router"
-	r=$(judge "$WORK/steady.trace" "$(awk -v t="$t0" 'BEGIN { print t + 5 }')" \
-		"$(awk -v t="$t0" 'BEGIN { print t + 20 }')" "$a")
+	r=$(judge "$WORK/steady.trace" "$t0" 5 20 "$a")
 	# shellcheck disable=SC2086
 	verdict steady $r "$a" || rc=1
 	carried "$(field goodput_mbps "$line")" "$a" || exit $KSFT_SKIP
@@ -144,10 +143,8 @@ test_step() {
 	a2=$(truth "$x2")
 	echo "$line"
 	echo "cross $x1 then $x2 Mbit/s at the router"
-	r1=$(judge "$WORK/step.trace" "$(awk -v t="$t0" 'BEGIN { print t + 4 }')" \
-		"$(awk -v t="$t0" 'BEGIN { print t + 9 }')" "$a1")
-	r2=$(judge "$WORK/step.trace" "$(awk -v t="$t0" -v s="$STEP_SECS" 'BEGIN { print t + 10 + s }')" \
-		"$(awk -v t="$t0" 'BEGIN { print t + 24 }')" "$a2")
+	r1=$(judge "$WORK/step.trace" "$t0" 4 9 "$a1")
+	r2=$(judge "$WORK/step.trace" "$t0" $((10 + STEP_SECS)) 24 "$a2")
 	# shellcheck disable=SC2086
 	verdict before_step $r1 "$a1" || rc=1
 	# shellcheck disable=SC2086

@@ -308,21 +308,26 @@ time.sleep(1e6)' >/dev/null 2>&1 &
 	return 1
 }
 
-# cross_rate_mbps SECS: cross traffic arriving at the router (bytes
-# received on r2), averaged over about SECS seconds. The interval is
-# timed where the counter is read, by shell builtins: no process starts
+# counter_rate_mbps NS DEV SECS: bytes received on DEV in namespace NS,
+# as Mbit/s averaged over about SECS seconds. The interval is timed
+# where the counter is read, by shell builtins: no process starts
 # between a counter and its clock reading. Under TCG starting one takes
 # a good part of a second, and dividing by the nominal SECS read iperf3's
 # 10/20/30 Mbit/s (10.3/20.6/30.9 on the wire) 35-67 % high over 1 s and
 # 15-18 % over 3 s; timed here, within 1.5 % and 0.3 %.
-cross_rate_mbps() {
-	in_rtr sh -c '
-f=/sys/class/net/r2/statistics/rx_bytes
+counter_rate_mbps() {
+	ip netns exec "$1" sh -c '
+f=/sys/class/net/$1/statistics/rx_bytes
 read a < $f; read t0 idle < /proc/uptime
-sleep "$1"
+sleep "$2"
 read b < $f; read t1 idle < /proc/uptime
-echo "$a $b $t0 $t1"' sh "$1" |
-	awk '{ dt = $4 - $3; printf "%.2f", (dt > 0 ? ($2 - $1) * 8 / dt / 1e6 : 0) }'
+echo "$a $b $t0 $t1"' sh "$2" "$3" |
+	awk '{ dt = $4 - $3; printf "%.3f", (dt > 0 ? ($2 - $1) * 8 / dt / 1e6 : 0) }'
+}
+
+# cross_rate_mbps SECS: cross traffic arriving at the router (r2).
+cross_rate_mbps() {
+	counter_rate_mbps "$NS_RTR" r2 "$1"
 }
 
 TRACEFS=/sys/kernel/tracing

@@ -42,16 +42,9 @@ if ! topo_up "${C}mbit" $DELAY_MS || ! cross_up || ! udp_sink ||
 fi
 bad=""
 
-# wire_mbps SECS: frames arriving at the receiver (d0 rx_bytes), Mbit/s,
-# over about SECS seconds, timed where the counter is read.
+# wire_mbps SECS: frames arriving at the receiver (d0), Mbit/s.
 wire_mbps() {
-	in_rcv sh -c '
-f=/sys/class/net/d0/statistics/rx_bytes
-read a < $f; read t0 idle < /proc/uptime
-sleep "$1"
-read b < $f; read t1 idle < /proc/uptime
-echo "$a $b $t0 $t1"' sh "$1" |
-	awk '{ dt = $4 - $3; printf "%.3f", (dt > 0 ? ($2 - $1) * 8 / dt / 1e6 : 0) }'
+	counter_rate_mbps "$NS_RCV" d0 "$1"
 }
 
 # within GOT WANT PCT: |GOT - WANT| <= PCT % of WANT
