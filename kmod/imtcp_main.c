@@ -350,6 +350,9 @@ static int __init imtcp_register(void)
 	BUILD_BUG_ON(sizeof(struct imtcp) > ICSK_CA_PRIV_SIZE);
 	BUILD_BUG_ON((int)IMTCP_STATE_EMPTY != (int)IMTCP_EMPTY ||
 		     (int)IMTCP_STATE_OFF != (int)IMTCP_OFF);
+	BUILD_BUG_ON((int)IMTCP_BOUND_NONE != (int)IMTCP_HELD_NONE ||
+		     (int)IMTCP_BOUND_CAP != (int)IMTCP_HELD_CAP ||
+		     (int)IMTCP_BOUND_FLOOR != (int)IMTCP_HELD_FLOOR);
 	err = imtcp_meas_init();
 	if (err)
 		return err;

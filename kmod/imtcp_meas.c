@@ -431,11 +431,14 @@ static void publish_path(const struct sock *sk, struct imtcp_meas *m)
 	WRITE_ONCE(m->pub.mss, tp->mss_cache);
 }
 
-static void publish_estimate(struct imtcp_meas *m)
+static void publish_estimate(struct imtcp_meas *m, u64 busy_bps)
 {
 	unsigned long now = jiffies;
 
 	WRITE_ONCE(m->pub.raw, m->est.raw);
+	WRITE_ONCE(m->pub.probe, m->est.probe);
+	WRITE_ONCE(m->pub.busy, busy_bps);
+	WRITE_ONCE(m->pub.bound, m->est.held);
 	WRITE_ONCE(m->pub.range_lo, m->est.bl);
 	WRITE_ONCE(m->pub.range_hi, m->est.bu);
 	WRITE_ONCE(m->pub.measurements, m->est.count);
@@ -467,6 +470,23 @@ static bool out_of_envelope(struct imtcp_meas *m, u64 fit_bps)
 	WRITE_ONCE(m->info->estimate_bps, 0);
 	imtcp_stat_out_of_envelope(m->net);
 	return true;
+}
+
+/*
+ * With no estimate shown, say so while holds keep failing (a connection
+ * its CPU paces, as on loopback, gathers no stream), and stop saying it
+ * once a result has come.
+ */
+static void holds_reason(struct imtcp_meas *m)
+{
+	u8 reason = READ_ONCE(m->pub.reason);
+
+	if (imtcp_cu_holds_failing(&m->cu)) {
+		if (reason == IMTCP_REASON_NONE && !READ_ONCE(m->pub.estimate))
+			WRITE_ONCE(m->pub.reason, IMTCP_REASON_HOLDS_FAILING);
+	} else if (reason == IMTCP_REASON_HOLDS_FAILING) {
+		WRITE_ONCE(m->pub.reason, IMTCP_REASON_NONE);
+	}
 }
 
 /* All ACKs of a measurement are in: analyse, estimate, adapt. */
@@ -505,28 +525,12 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	if (!taken)
 		return;
 	imtcp_cu_estimated(&m->cu);
-	publish_estimate(m);
+	holds_reason(m);
+	publish_estimate(m, busy);
 	imtcp_stat_estimate(m->net);
 	imtcp_nl_estimate_event(m);
 	trace_imtcp_estimate(m->cookie, &m->est, fit, busy, busy_floor, edge,
 			     tp->srtt_us >> 3, tcp_snd_cwnd(tp), m->cu.m, rse);
-}
-
-/*
- * With no estimate shown, say so while holds keep failing (a connection
- * its CPU paces, as on loopback, gathers no stream), and stop saying it
- * once a stream has left.
- */
-static void holds_reason(struct imtcp_meas *m)
-{
-	u8 reason = READ_ONCE(m->pub.reason);
-
-	if (imtcp_cu_holds_failing(&m->cu)) {
-		if (reason == IMTCP_REASON_NONE && !READ_ONCE(m->pub.estimate))
-			WRITE_ONCE(m->pub.reason, IMTCP_REASON_HOLDS_FAILING);
-	} else if (reason == IMTCP_REASON_HOLDS_FAILING) {
-		WRITE_ONCE(m->pub.reason, IMTCP_REASON_NONE);
-	}
 }
 
 /* Run the control unit on what the socket shows now; act on the result. */

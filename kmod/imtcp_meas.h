@@ -20,6 +20,8 @@
 struct imtcp_pub {
 	u64 estimate;		/* bit/s, 0: none yet */
 	u64 raw;
+	u64 probe;		/* the latest result before the busy bounds */
+	u64 busy;		/* busy-link delivery rate at that result */
 	u64 range_lo;
 	u64 range_hi;
 	u32 dlv_segs;		/* delivery rate: segments delivered .. */
@@ -37,6 +39,7 @@ struct imtcp_pub {
 	u8 state;
 	u8 m;
 	u8 reason;		/* IMTCP_REASON_*: why no estimate */
+	u8 bound;		/* IMTCP_BOUND_* of the latest result */
 };
 
 /*

@@ -116,6 +116,11 @@ static int put_figures(struct sk_buff *skb, const struct imtcp_pub *p)
 	if (nla_put_u64_64bit(skb, IMTCP_A_ESTIMATE, est, IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_RAW, READ_ONCE(p->raw),
 			      IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(skb, IMTCP_A_PROBE, READ_ONCE(p->probe),
+			      IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(skb, IMTCP_A_BUSY, READ_ONCE(p->busy),
+			      IMTCP_A_PAD) ||
+	    nla_put_u8(skb, IMTCP_A_BOUND, READ_ONCE(p->bound)) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_RANGE_LO, READ_ONCE(p->range_lo),
 			      IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_RANGE_HI, READ_ONCE(p->range_hi),
@@ -153,9 +158,9 @@ static size_t sock_msg_size(const struct imtcp_meas *m)
 					     sizeof(struct in6_addr);
 
 	return nlmsg_total_size(GENL_HDRLEN) +
-	       9 * nla_total_size_64bit(sizeof(u64)) +	/* cookie .. envelope */
+	       11 * nla_total_size_64bit(sizeof(u64)) +	/* cookie .. busy */
 	       8 * nla_total_size(sizeof(u32)) +	/* ports, age .. cwnd */
-	       4 * nla_total_size(sizeof(u8)) +		/* family .. reason */
+	       5 * nla_total_size(sizeof(u8)) +		/* family .. bound */
 	       2 * nla_total_size(addr);
 }
 

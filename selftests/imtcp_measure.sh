@@ -300,12 +300,39 @@ assert r["envelope_bps"] == 20851200, r["envelope_bps"]
 		fail "no result counted as out of the envelope"
 }
 
+# The latest result three ways: what the streams measured (probe_bps),
+# what the busy-link bounds left of it (raw_bps), the busy delivery rate
+# that bounds it (busy_bps), and whether a bound moved it (bound).
+test_probe_and_busy() {
+	local old rows
+	old=$(cat $PARAMS/hold_budget)
+	echo 100 > $PARAMS/hold_budget
+	timed_send imtcp 5310 8 > "$WORK/probe.xfer" &
+	sleep 7
+	rows=$(in_snd "$STAT" -j dport 5310)
+	echo "$old" > $PARAMS/hold_budget
+	wait
+	echo "$rows"
+	echo "$rows" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)[0]
+assert r["measurements"] >= 1, "no result in 7 s"
+assert r["probe_bps"] > 0, r
+assert r["bound"] in ("none", "cap", "floor"), r["bound"]
+if r["raw_bps"] != r["probe_bps"]:
+    assert r["bound"] != "none", "a result moved without a bound"
+    assert r["busy_bps"] > 0, "held by a busy rate of 0"
+if r["bound"] == "cap":
+    assert r["estimate_bps"] <= r["busy_bps"] * 5 // 4 + 1, r
+' || fail "probe, busy and bound are not consistent"
+}
+
 load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 [ -d $TRACEFS/events/imtcp ] || { echo "1..0 # SKIP no tracefs"; exit $KSFT_SKIP; }
 command -v iperf3 >/dev/null || { echo "1..0 # SKIP no iperf3"; exit $KSFT_SKIP; }
 topo_up ${C_MBIT}mbit $DELAY && cross_up || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
 
-tap_begin 9
+tap_begin 10
 run_test param_ranges test_param_ranges
 run_test cbr_estimate_within_30_percent test_cbr_estimate
 run_test busy_link_rate_near_a test_busy_rate
@@ -315,4 +342,5 @@ run_test app_limited_measures test_app_limited
 run_test hold_budget test_hold_budget
 run_test cross_profile_steps test_cross_profile
 run_test outside_envelope_publishes_nothing test_outside_envelope
+run_test probe_and_busy_published test_probe_and_busy
 tap_end

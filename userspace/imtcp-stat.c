@@ -31,8 +31,9 @@
 
 struct row {
 	uint64_t cookie, est, raw, lo, hi, dlv, hold, stream, envelope;
+	uint64_t probe, busy;
 	uint32_t age, meas, fail, srtt, minrtt, cwnd;
-	uint8_t family, state, m, reason;
+	uint8_t family, state, m, reason, bound;
 	uint16_t sport, dport;
 	char saddr[INET6_ADDRSTRLEN], daddr[INET6_ADDRSTRLEN];
 	bool has_cookie;
@@ -73,6 +74,16 @@ static const char *reason_name(uint8_t r)
 	case IMTCP_REASON_NONE: return NULL;
 	case IMTCP_REASON_ENVELOPE: return "above-envelope";
 	case IMTCP_REASON_HOLDS_FAILING: return "holds-failing";
+	default: return "unknown";
+	}
+}
+
+static const char *bound_name(uint8_t b)
+{
+	switch (b) {
+	case IMTCP_BOUND_NONE: return "none";
+	case IMTCP_BOUND_CAP: return "cap";
+	case IMTCP_BOUND_FLOOR: return "floor";
 	default: return "unknown";
 	}
 }
@@ -227,6 +238,9 @@ static void parse_row(const struct nlmsghdr *nlh, struct row *r)
 		case IMTCP_A_STREAM_US: r->stream = mnl_attr_get_u64(a); break;
 		case IMTCP_A_ENVELOPE: r->envelope = mnl_attr_get_u64(a); break;
 		case IMTCP_A_REASON: r->reason = mnl_attr_get_u8(a); break;
+		case IMTCP_A_PROBE: r->probe = mnl_attr_get_u64(a); break;
+		case IMTCP_A_BUSY: r->busy = mnl_attr_get_u64(a); break;
+		case IMTCP_A_BOUND: r->bound = mnl_attr_get_u8(a); break;
 		}
 	}
 }
@@ -306,7 +320,7 @@ static void print_header(void)
 static void print_table_row(const struct row *r)
 {
 	char l[64], p[64], e[16], lo[16], hi[16], rg[40], age[16], d[16];
-	char rtt[16], env[16], note[64] = "";
+	char rtt[16], env[16], pr[16], note[64] = "";
 
 	endpoint(l, sizeof(l), r->saddr, r->sport, r->family);
 	endpoint(p, sizeof(p), r->daddr, r->dport, r->family);
@@ -325,6 +339,12 @@ static void print_table_row(const struct row *r)
 			 "holds fail: no bottleneck clocks it, see imtcp-stat(8)");
 	else if (r->reason)
 		snprintf(note, sizeof(note), "reason %u", r->reason);
+	else if (r->est && r->bound == IMTCP_BOUND_CAP)
+		snprintf(note, sizeof(note), "capped by busy rate, probe %s",
+			 rate(r->probe, pr, sizeof(pr)));
+	else if (r->est && r->bound == IMTCP_BOUND_FLOOR)
+		snprintf(note, sizeof(note), "raised to busy rate, probe %s",
+			 rate(r->probe, pr, sizeof(pr)));
 	if (opt.stamp)
 		print_stamp();
 	printf("%-20" PRIu64 " %-23s %-23s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s %s\n",
@@ -350,12 +370,13 @@ static void print_json_row(const struct row *r)
 	       "\"measurements\":%u,\"streams_failed\":%u,\"state\":\"%s\","
 	       "\"m\":%u,\"srtt_us\":%u,\"min_rtt_us\":%u,\"cwnd\":%u,"
 	       "\"delivery_bps\":%" PRIu64 ",\"hold_us\":%" PRIu64 ",\"stream_us\":%" PRIu64 ","
-	       "\"envelope_bps\":%" PRIu64 ",",
+	       "\"envelope_bps\":%" PRIu64 ",\"probe_bps\":%" PRIu64 ","
+	       "\"busy_bps\":%" PRIu64 ",\"bound\":\"%s\",",
 	       r->cookie, r->family == AF_INET6 ? "inet6" : "inet",
 	       r->saddr, r->sport, r->daddr, r->dport, r->est, r->raw,
 	       r->lo, r->hi, r->age, r->meas, r->fail, state_name(r->state),
 	       r->m, r->srtt, r->minrtt, r->cwnd, r->dlv, r->hold, r->stream,
-	       r->envelope);
+	       r->envelope, r->probe, r->busy, bound_name(r->bound));
 	if (reason_name(r->reason))
 		printf("\"reason\":\"%s\"}", reason_name(r->reason));
 	else

@@ -44,7 +44,7 @@ enum imtcp_state {
  */
 #define IMTCP_REST_SHIFT_MAX	6
 
-/* So many failed holds in a row, and no stream between: holds_failing. */
+/* So many holds or streams failed since the last result: holds_failing. */
 #define IMTCP_HOLDS_FAILING	8
 
 struct imtcp_cu {
@@ -58,6 +58,7 @@ struct imtcp_cu {
 	u8 slow_start;	/* the measurement began in slow start */
 	u8 resting;	/* a hold failed: none begins before rest_until_us */
 	u8 failed_holds;/* holds in a row that ended without a stream */
+	u8 failures;	/* holds and streams failed since the last result */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
 	u32 budget;	/* percent of time that holds may cost */

@@ -1006,6 +1006,16 @@ static bool move_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w)
 	}
 }
 
+/* How a bound moved @from to @to (enum imtcp_held). */
+static u8 held_how(u64 from, u64 to)
+{
+	if (to < from)
+		return IMTCP_HELD_CAP;
+	if (to > from)
+		return IMTCP_HELD_FLOOR;
+	return IMTCP_HELD_NONE;
+}
+
 /*
  * Take one measurement's result @fit (imtcp_combine; 0: there was none),
  * with its @edge and @rse (relative standard error in permille, 0
@@ -1019,16 +1029,19 @@ static bool move_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w)
  * results tied a connection's streams to its own delivery rate, and
  * four imtcp flows sharing a link (their results held in 3-5 of 6-10
  * each, traced) then kept a Jain's index of 0.986 (median of six VM
- * runs) beside 0.994 without the bound. Returns whether the result was
- * taken (the estimate updated; the range moves also for a first result
- * at the lower edge, which is not taken).
+ * runs) beside 0.994 without the bound. The fit itself stays in
+ * e->probe, and e->held says whether a bound moved the estimate (or,
+ * failing that, the result), so that readers can tell the probe's figure
+ * from the delivery rate's. Returns whether the result was taken (the
+ * estimate updated; the range moves also for a first result at the lower
+ * edge, which is not taken).
  */
 bool imtcp_est_update_bounded(struct imtcp_est *e,
 			      const struct imtcp_est_cfg *c, u64 fit,
 			      enum imtcp_edge edge, u32 rse,
 			      const struct imtcp_busy *b)
 {
-	u64 w = e->bu - e->bl, half, raw;
+	u64 w = e->bu - e->bl, half, raw, held;
 	enum imtcp_edge held_edge = edge;
 
 	if (!fit)
@@ -1039,6 +1052,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	}
 	settle(e);
 	raw = b ? imtcp_busy_bound(fit, b, &held_edge, &rse) : fit;
+	e->probe = fit;
 	e->raw = raw;
 	e->edge = held_edge;
 	e->count++;
@@ -1048,8 +1062,10 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	if (e->nhist < IMTCP_HIST)
 		e->nhist++;
 	smooth(e, c);
-	if (b)
-		e->smoothed = imtcp_busy_hold(e->smoothed, b);
+	held = b ? imtcp_busy_hold(e->smoothed, b) : e->smoothed;
+	e->held = held != e->smoothed ? held_how(e->smoothed, held) :
+					held_how(fit, raw);
+	e->smoothed = held;
 	if (move_past_edge(e, edge, w))
 		return true;
 	half = 2 * hist_spread(e);

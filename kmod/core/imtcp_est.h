@@ -62,12 +62,25 @@ enum imtcp_edge {
 	IMTCP_EDGE_HIGH,	/* A at or above bu */
 };
 
+/*
+ * Whether the busy-link bounds (imtcp_busy.c) moved the latest result or
+ * the estimate: held down to 5/4 of the busy delivery rate (CAP) or up
+ * to 9/10 of its floor (FLOOR). The values are the uapi's IMTCP_BOUND_*
+ * (checked at build time in imtcp_main.c).
+ */
+enum imtcp_held {
+	IMTCP_HELD_NONE,
+	IMTCP_HELD_CAP,
+	IMTCP_HELD_FLOOR,
+};
+
 struct imtcp_busy;
 
 struct imtcp_est {
 	u64 bl, bu;		/* search range */
 	u64 smoothed;		/* the estimate; 0 before the first */
 	u64 raw;		/* the latest single result */
+	u64 probe;		/* the same before the busy-link bounds */
 	u64 hist[IMTCP_HIST];	/* recent raw results */
 	u16 hist_rse[IMTCP_HIST];	/* their standard errors, permille */
 	u8 nhist;
@@ -75,6 +88,7 @@ struct imtcp_est {
 	u8 edge;		/* enum imtcp_edge of the latest result */
 	u8 seen;		/* a result has come, taken or not */
 	u8 provisional;		/* the estimate is the first result alone */
+	u8 held;		/* enum imtcp_held of the latest update */
 	u32 count;		/* results so far */
 };
 

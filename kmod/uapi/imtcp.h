@@ -59,6 +59,9 @@ enum {
 	IMTCP_A_REASON,		/* u8: IMTCP_REASON_*, why no estimate is shown */
 	IMTCP_A_ENVELOPE,	/* u64: highest capacity it can measure, bit/s */
 	IMTCP_A_STAT_OUT_OF_ENVELOPE,	/* u64: results dropped, path too fast */
+	IMTCP_A_PROBE,		/* u64: latest result before the bounds, bit/s */
+	IMTCP_A_BUSY,		/* u64: busy-link delivery rate, bit/s (0: none) */
+	IMTCP_A_BOUND,		/* u8: IMTCP_BOUND_*, did IMTCP_A_BUSY move it */
 
 	__IMTCP_A_MAX,
 	IMTCP_A_MAX = __IMTCP_A_MAX - 1
@@ -78,15 +81,30 @@ enum {
  * capacity is above what a stream can measure (IMTCP_A_ENVELOPE: a
  * stream's N segments, even back to back, raise the bottleneck's queue
  * less than the noise threshold); nothing is published while it is.
- * HOLDS_FAILING: no estimate yet, and the latest holds (8 or more in a
- * row) ended before a stream's segments gathered: the sending is not
- * clocked by a bottleneck (loopback, a CPU-bound sender) or the window
- * is too thin; the module backs off (up to 64 RTT between holds).
+ * HOLDS_FAILING: no estimate yet, and 8 or more holds or streams failed
+ * (a hold ended before a stream's segments gathered, a stream ran dry)
+ * since the last result: the sending is not clocked by a bottleneck
+ * (loopback, a CPU-bound sender) or the window is too thin; the module
+ * backs off (up to 64 RTT between failed holds in a row).
  */
 enum {
 	IMTCP_REASON_NONE,
 	IMTCP_REASON_ENVELOPE,
 	IMTCP_REASON_HOLDS_FAILING,
+};
+
+/*
+ * What the busy-link bounds did to the latest update (IMTCP_A_BOUND).
+ * The estimate is held within 9/10 of the lower and 5/4 of the higher
+ * delivery rate the connection had while the bottleneck kept a queue
+ * (IMTCP_A_BUSY): CAP, the estimate (or, if it was not moved, the latest
+ * result) was held down to 5/4 of it; FLOOR, raised to 9/10. Then the
+ * figure shown is the delivery rate's, not the probe's (IMTCP_A_PROBE).
+ */
+enum {
+	IMTCP_BOUND_NONE,
+	IMTCP_BOUND_CAP,
+	IMTCP_BOUND_FLOOR,
 };
 
 /*

@@ -248,13 +248,16 @@ def scenario(name, c_frames, workdir, outdir):
     # the truth of the transfer's own time: steps and the median A
     secs = float(xfer_fields(wf("imtcp.xfer")).get("secs", "inf"))
     during = [b for b in bins if connect <= b[0] <= connect + secs]
-    rows, errs = [], []
+    rows, errs, probe_errs, held = [], [], [], 0
     for t, bps, raw, _, busy, floor, edge, rse in est:
         a = truth_at(bins, t)
         rows.append((round(t - connect, 4), bps, raw, busy, floor, edge, rse,
                      a))
+        # the busy-link bounds (core/imtcp_busy.c) moved the fit
+        held += (busy > 0 and raw > 1.25 * busy) or raw < 0.9 * floor
         if a is not None:
             errs.append(abs(bps - a) / c)
+            probe_errs.append(abs(raw - a) / c)
     with open(os.path.join(outdir, f"accuracy-{name}.csv"), "w") as f:
         w = csv.writer(f)
         w.writerow(["t_s", "estimate_mbps", "raw_mbps", "busy_mbps",
@@ -285,6 +288,10 @@ def scenario(name, c_frames, workdir, outdir):
         "truth_jitter_median_pct_c": jit_med,
         "truth_jitter_p90_pct_c": jit_p90,
         "goodput_ratio": goodput / reno if reno > 0 else None,
+        "probe_median_err_pct_c": med(probe_errs),
+        "probe_p90_err_pct_c": (100 * pct(probe_errs, 0.9)
+                                if probe_errs else None),
+        "held_pct": 100 * held / len(est) if est else None,
         "dlv_median_err_pct_c": med(dlv),
         "dlv_p90_err_pct_c": 100 * pct(dlv, 0.9) if dlv else None,
         "bbr_median_err_pct_c": med(bbr),
@@ -412,13 +419,17 @@ def table(outdir, c):
       "tracepoint), the same flow's tcpi_delivery_rate (every 100 ms), and "
       "a BBR flow's bandwidth estimate (TCP_CC_INFO, every 100 ms) in its "
       "own run over the same profile; each against the truth of its run. "
-      "Goodput ratio: imtcp over a reno flow's in a third run.")
+      "Goodput ratio: imtcp over a reno flow's in a third run. Probe: "
+      "each measurement's own result before the busy-link bounds (the "
+      "tracepoint's raw, netlink's probe), and how many results those "
+      "bounds moved (held).")
     p()
     p("| scenario | A truth median | estimate median | median abs err (% of C) "
       "| p90 abs err (% of C) | estimates per RTT | first estimate ms (RTTs) "
       "| delivery_rate median (err median / p90 % of C) "
-      "| BBR bw err median / p90 (% of C) | goodput Mbit/s (ratio to reno) |")
-    p("|---|---|---|---|---|---|---|---|---|---|")
+      "| BBR bw err median / p90 (% of C) | goodput Mbit/s (ratio to reno) "
+      "| probe err median / p90 (% of C), held |")
+    p("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in res:
         p(f"| {r['name']} | {fmt(r['truth_median'])} | {fmt(r['estimate_median'])} "
           f"| {fmt(r['median_err_pct_c'])} | {fmt(r['p90_err_pct_c'])} "
@@ -426,11 +437,14 @@ def table(outdir, c):
           f"({fmt(r['first_rtt'])}) | {fmt(r.get('dlv_median_mbps'))} "
           f"({fmt(r.get('dlv_median_err_pct_c'))} / {fmt(r.get('dlv_p90_err_pct_c'))}) "
           f"| {fmt(r.get('bbr_median_err_pct_c'))} / {fmt(r.get('bbr_p90_err_pct_c'))} "
-          f"| {fmt(r['goodput_mbps'])} ({fmt(r.get('goodput_ratio'), '{:.3f}')}) |")
+          f"| {fmt(r['goodput_mbps'])} ({fmt(r.get('goodput_ratio'), '{:.3f}')}) "
+          f"| {fmt(r.get('probe_median_err_pct_c'))} / "
+          f"{fmt(r.get('probe_p90_err_pct_c'))}, "
+          f"{fmt(r.get('held_pct'), '{:.0f}')} % |")
         if r["step_rtts"]:
             p(f"|   steps: RTTs to within 10 % of the new A | "
               + " ".join(fmt(x) if x is not None else "never"
-                         for x in r["step_rtts"]) + " | | | | | | | | |")
+                         for x in r["step_rtts"]) + " | | | | | | | | | |")
     p()
     p("The truth's own jitter, |A of a 100 ms bin - the median A of the "
       "1.1 s around it| (% of C, median / p90; an estimate that followed A "

@@ -243,6 +243,8 @@ TEST(a_held_result_leaves_the_range_to_the_fit)
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 76 * MBIT,
 					     IMTCP_EDGE_NONE, 40, &b));
 	EXPECT_EQ(25 * MBIT, e.raw);
+	EXPECT_EQ(76 * MBIT, e.probe);	/* the fit, for readers */
+	EXPECT_EQ(IMTCP_HELD_CAP, e.held);
 	EXPECT_EQ(25 * MBIT, e.smoothed);
 	EXPECT_EQ(0, e.hist_rse[0]);	/* the fit's no longer applies */
 	EXPECT_EQ(38 * MBIT, e.bl);	/* fit / 2 .. 3 fit */
@@ -256,14 +258,19 @@ TEST(a_held_result_leaves_the_range_to_the_fit)
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 22 * MBIT,
 					     IMTCP_EDGE_NONE, 0, &b));
 	EXPECT_EQ(22 * MBIT, e.raw);
+	EXPECT_EQ(22 * MBIT, e.probe);
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 90 * MBIT,
 					     IMTCP_EDGE_NONE, 0, NULL));
 	EXPECT_EQ(90 * MBIT, e.raw);
+	EXPECT_EQ(90 * MBIT, e.probe);
+	EXPECT_EQ(IMTCP_HELD_NONE, e.held);
 	/* busy at 20 in both windows: a result below 18 is held at 18 */
 	b.max_bps[1] = 20 * MBIT;
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 6 * MBIT,
 					     IMTCP_EDGE_LOW, 30, &b));
 	EXPECT_EQ(18 * MBIT, e.raw);
+	EXPECT_EQ(6 * MBIT, e.probe);
+	EXPECT_EQ(IMTCP_HELD_FLOOR, e.held);
 	EXPECT_EQ(IMTCP_EDGE_NONE, e.edge);
 	EXPECT_LT(e.bl, 6 * MBIT);	/* the fit's lower edge moves the range */
 }
@@ -287,11 +294,13 @@ TEST(the_estimate_is_held_within_the_bounds_too)
 					     IMTCP_EDGE_NONE, 0, &b));
 	EXPECT_EQ(22 * MBIT, e.raw);		/* within the bounds */
 	EXPECT_EQ(25 * MBIT, e.smoothed);	/* the median, 50, held */
+	EXPECT_EQ(IMTCP_HELD_CAP, e.held);	/* the estimate was */
 	/* and from below */
 	b.max_bps[0] = b.max_bps[1] = b.recent_bps = 80 * MBIT;
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 75 * MBIT,
 					     IMTCP_EDGE_NONE, 0, &b));
 	EXPECT_EQ(72 * MBIT, e.smoothed);
+	EXPECT_EQ(IMTCP_HELD_FLOOR, e.held);
 }
 
 /*
