@@ -18,6 +18,10 @@
 #   make demo         the main job: a shaped transfer with cross traffic in a
 #                     VM, ss -ti and imtcp's estimates as it runs
 #   make deps         install what all of the above need (Debian 12, as root)
+#   make install      imtcp.ko under /lib/modules/<its kernel>/updates (then
+#                     depmod), imtcp-stat and its man page under PREFIX
+#                     (/usr/local); DESTDIR honoured (then no depmod)
+#   make uninstall    remove what make install put there
 #
 # KDIR defaults to the running kernel's build directory, or where that is
 # missing (a machine without module support), the newest one installed.
@@ -33,7 +37,7 @@ MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
 		     $(CURDIR)/kmod/uapi/*.h)
 
 .PHONY: all module clean check style unit tools test vm-test bench demo deps \
-	ksrc bench-accuracy bench-path record
+	ksrc bench-accuracy bench-path record install uninstall stat
 
 all: module
 
@@ -116,3 +120,36 @@ demo: deps module tools
 
 deps:
 	scripts/install-deps.sh
+
+# Installation, as packagers expect: DESTDIR stages it, PREFIX places the
+# tools. The module goes where its own vermagic says (the kernel KDIR
+# built it for), under updates/ so that it wins over any in-tree copy;
+# depmod runs on the live system only (a package runs it on install).
+PREFIX ?= /usr/local
+MODVER = $(shell modinfo -F vermagic $(CURDIR)/imtcp.ko 2>/dev/null | cut -d' ' -f1)
+MODDIR = $(DESTDIR)/lib/modules/$(MODVER)/updates
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+MAN8DIR = $(DESTDIR)$(PREFIX)/share/man/man8
+
+stat:
+	$(MAKE) -C userspace
+
+install: module stat
+	@if [ -z "$(MODVER)" ]; then \
+		echo "imtcp: cannot read the kernel version of imtcp.ko (modinfo)" >&2; \
+		exit 1; fi
+	install -D -m 644 imtcp.ko $(MODDIR)/imtcp.ko
+	install -D -m 755 $(BUILD)/userspace/imtcp-stat $(BINDIR)/imtcp-stat
+	install -D -m 644 userspace/imtcp-stat.8 $(MAN8DIR)/imtcp-stat.8
+	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(MODVER)"; \
+		depmod -a $(MODVER); fi
+	@echo "imtcp: installed for $(MODVER); load it with: modprobe imtcp"
+
+uninstall:
+	@if [ -z "$(MODVER)" ]; then \
+		echo "imtcp: cannot read the kernel version of imtcp.ko (modinfo);" >&2; \
+		echo "imtcp: remove /lib/modules/*/updates/imtcp.ko by hand" >&2; \
+		exit 1; fi
+	rm -f $(MODDIR)/imtcp.ko $(BINDIR)/imtcp-stat $(MAN8DIR)/imtcp-stat.8
+	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(MODVER)"; \
+		depmod -a $(MODVER); fi

@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make install and make uninstall as a user runs them, inside the test VM
+# only: /lib/modules/<kernel> and /usr/local get a writable overlay in
+# memory over the host's read-only root, so nothing reaches the host.
+#   - DESTDIR stages the files under PREFIX, with no depmod;
+#   - installed, `modprobe imtcp` loads it by name, the sysctl autoloads
+#     it through its tcp-imtcp alias, imtcp-stat and its man page are
+#     found on the default paths;
+#   - uninstalled, modprobe no longer finds it and the files are gone.
+source "$(dirname "$0")/lib.sh"
+require_root
+
+KVER=$(uname -r)
+MODS=/lib/modules/$KVER
+DEFAULT=/proc/sys/net/ipv4/tcp_congestion_control
+OVERLAYS=()
+
+# overlay DIR: a writable layer in memory over DIR.
+overlay() {
+	local dir=$1 layer
+	layer=$(mktemp -d)
+	mount -t tmpfs tmpfs "$layer" || return 1
+	mkdir -p "$layer/upper" "$layer/work"
+	mount -t overlay overlay -o "lowerdir=$dir,upperdir=$layer/upper,workdir=$layer/work" \
+		"$dir" || { umount "$layer"; return 1; }
+	OVERLAYS+=("$dir" "$layer")
+}
+
+cleanup() {
+	local i
+	sysctl -qw net.ipv4.tcp_congestion_control=reno 2>/dev/null
+	rmmod imtcp 2>/dev/null
+	for ((i = ${#OVERLAYS[@]} - 2; i >= 0; i -= 2)); do
+		umount "${OVERLAYS[i]}" && umount "${OVERLAYS[i + 1]}" &&
+			rmdir "${OVERLAYS[i + 1]}"
+	done
+	rm -rf "$WORK"
+}
+
+test_destdir() {
+	local d=$WORK/stage f
+	make -s -C "$TOP" install DESTDIR="$d" > "$WORK/stage.out" 2>&1 ||
+		{ cat "$WORK/stage.out"; fail "make install DESTDIR failed"; }
+	(cd "$d" && find . -type f | sort)
+	for f in "lib/modules/$KVER/updates/imtcp.ko" usr/local/bin/imtcp-stat \
+		 usr/local/share/man/man8/imtcp-stat.8; do
+		[ -f "$d/$f" ] || fail "$f not staged"
+	done
+	[ -x "$d/usr/local/bin/imtcp-stat" ] || fail "imtcp-stat not executable"
+	[ -e "$d/lib/modules/$KVER/modules.dep" ] && fail "depmod ran on DESTDIR"
+	grep -q depmod "$WORK/stage.out" && fail "depmod ran on DESTDIR"
+	make -s -C "$TOP" uninstall DESTDIR="$d" || fail "make uninstall DESTDIR failed"
+	[ -z "$(find "$d" -type f)" ] || fail "uninstall left $(find "$d" -type f)"
+}
+
+test_install_loads_by_name() {
+	local old
+	make -s -C "$TOP" install || fail "make install failed"
+	[ -f "$MODS/updates/imtcp.ko" ] || fail "no $MODS/updates/imtcp.ko"
+	modprobe imtcp || fail "modprobe imtcp failed"
+	lsmod | grep -w '^imtcp' || fail "modprobe did not load imtcp"
+	[ "$(modinfo -n imtcp)" = "$MODS/updates/imtcp.ko" ] ||
+		fail "modinfo finds $(modinfo -n imtcp)"
+	rmmod imtcp || fail "rmmod after modprobe failed"
+	# the sysctl loads it through the tcp-imtcp alias
+	old=$(cat $DEFAULT)
+	sysctl -qw net.ipv4.tcp_congestion_control=imtcp ||
+		fail "sysctl did not autoload imtcp"
+	[ "$(cat $DEFAULT)" = imtcp ] || fail "default is $(cat $DEFAULT)"
+	lsmod | grep -qw '^imtcp' || fail "imtcp not loaded by the sysctl"
+	sysctl -qw net.ipv4.tcp_congestion_control="$old"
+	rmmod imtcp || fail "rmmod after the sysctl failed"
+	PATH=/usr/local/bin:/usr/bin:/bin imtcp-stat -V || fail "imtcp-stat not on PATH"
+	if command -v man >/dev/null; then
+		MANPATH=/usr/local/share/man man -w imtcp-stat ||
+			fail "man page not found"
+	fi
+}
+
+test_uninstall() {
+	make -s -C "$TOP" uninstall || fail "make uninstall failed"
+	[ -e "$MODS/updates/imtcp.ko" ] && fail "imtcp.ko still installed"
+	[ -e /usr/local/bin/imtcp-stat ] && fail "imtcp-stat still installed"
+	[ -e /usr/local/share/man/man8/imtcp-stat.8 ] && fail "man page still installed"
+	modprobe -n imtcp 2>/dev/null && fail "modprobe still finds imtcp"
+	return 0
+}
+
+[ -n "${IMTCP_IN_VM:-}" ] ||
+	{ echo "1..0 # SKIP installs only inside the test VM"; exit $KSFT_SKIP; }
+[ -f "$TOP/imtcp.ko" ] || { echo "1..0 # SKIP no imtcp.ko: run make"; exit $KSFT_SKIP; }
+imtcp_loaded && { unload_imtcp || { echo "1..0 # SKIP imtcp is in use"; exit $KSFT_SKIP; }; }
+WORK=$(mktemp -d)
+trap cleanup EXIT
+overlay "$MODS" && overlay /usr/local ||
+	{ echo "1..0 # SKIP no overlayfs over the VM's root"; exit $KSFT_SKIP; }
+
+tap_begin 3
+run_test destdir_stages_without_depmod test_destdir
+run_test install_loads_by_name test_install_loads_by_name
+run_test uninstall_removes_it test_uninstall
+tap_end
