@@ -19,8 +19,9 @@
 #                     VM, ss -ti and imtcp's estimates as it runs
 #   make deps         install what all of the above need (Debian 12, as root)
 #   make install      imtcp.ko under /lib/modules/<its kernel>/updates (then
-#                     depmod), imtcp-stat and its man page under PREFIX
-#                     (/usr/local); DESTDIR honoured (then no depmod)
+#                     depmod), imtcp-stat, its man page and the bpftrace
+#                     scripts under PREFIX (/usr/local); DESTDIR honoured
+#                     (then no depmod)
 #   make uninstall    remove what make install put there
 #
 # KDIR defaults to the running kernel's build directory, or where that is
@@ -130,6 +131,8 @@ MODVER = $(shell modinfo -F vermagic $(CURDIR)/imtcp.ko 2>/dev/null | cut -d' ' 
 MODDIR = $(DESTDIR)/lib/modules/$(MODVER)/updates
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 MAN8DIR = $(DESTDIR)$(PREFIX)/share/man/man8
+BTDIR = $(DESTDIR)$(PREFIX)/share/imtcp/bpftrace
+BTFILES = $(notdir $(wildcard userspace/bpftrace/*.bt))
 
 stat:
 	$(MAKE) -C userspace
@@ -141,6 +144,8 @@ install: module stat
 	install -D -m 644 imtcp.ko $(MODDIR)/imtcp.ko
 	install -D -m 755 $(BUILD)/userspace/imtcp-stat $(BINDIR)/imtcp-stat
 	install -D -m 644 userspace/imtcp-stat.8 $(MAN8DIR)/imtcp-stat.8
+	install -d $(BTDIR)
+	install -m 755 $(addprefix userspace/bpftrace/,$(BTFILES)) $(BTDIR)/
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(MODVER)"; \
 		depmod -a $(MODVER); fi
 	@echo "imtcp: installed for $(MODVER); load it with: modprobe imtcp"
@@ -150,6 +155,8 @@ uninstall:
 		echo "imtcp: cannot read the kernel version of imtcp.ko (modinfo);" >&2; \
 		echo "imtcp: remove /lib/modules/*/updates/imtcp.ko by hand" >&2; \
 		exit 1; fi
-	rm -f $(MODDIR)/imtcp.ko $(BINDIR)/imtcp-stat $(MAN8DIR)/imtcp-stat.8
+	rm -f $(MODDIR)/imtcp.ko $(BINDIR)/imtcp-stat $(MAN8DIR)/imtcp-stat.8 \
+		$(addprefix $(BTDIR)/,$(BTFILES))
+	-rmdir $(BTDIR) $(dir $(BTDIR)) 2>/dev/null
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(MODVER)"; \
 		depmod -a $(MODVER); fi

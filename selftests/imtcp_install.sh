@@ -45,7 +45,10 @@ test_destdir() {
 		{ cat "$WORK/stage.out"; fail "make install DESTDIR failed"; }
 	(cd "$d" && find . -type f | sort)
 	for f in "lib/modules/$KVER/updates/imtcp.ko" usr/local/bin/imtcp-stat \
-		 usr/local/share/man/man8/imtcp-stat.8; do
+		 usr/local/share/man/man8/imtcp-stat.8 \
+		 usr/local/share/imtcp/bpftrace/imtcp-estimates.bt \
+		 usr/local/share/imtcp/bpftrace/imtcp-streams.bt \
+		 usr/local/share/imtcp/bpftrace/imtcp-holds.bt; do
 		[ -f "$d/$f" ] || fail "$f not staged"
 	done
 	[ -x "$d/usr/local/bin/imtcp-stat" ] || fail "imtcp-stat not executable"
@@ -53,6 +56,8 @@ test_destdir() {
 	grep -q depmod "$WORK/stage.out" && fail "depmod ran on DESTDIR"
 	make -s -C "$TOP" uninstall DESTDIR="$d" || fail "make uninstall DESTDIR failed"
 	[ -z "$(find "$d" -type f)" ] || fail "uninstall left $(find "$d" -type f)"
+	[ -d "$d/usr/local/share/imtcp" ] && fail "uninstall left share/imtcp"
+	return 0
 }
 
 test_install_loads_by_name() {
@@ -73,6 +78,8 @@ test_install_loads_by_name() {
 	sysctl -qw net.ipv4.tcp_congestion_control="$old"
 	rmmod imtcp || fail "rmmod after the sysctl failed"
 	PATH=/usr/local/bin:/usr/bin:/bin imtcp-stat -V || fail "imtcp-stat not on PATH"
+	[ -x /usr/local/share/imtcp/bpftrace/imtcp-estimates.bt ] ||
+		fail "bpftrace scripts not installed"
 	if command -v man >/dev/null; then
 		MANPATH=/usr/local/share/man man -w imtcp-stat ||
 			fail "man page not found"
@@ -84,6 +91,7 @@ test_uninstall() {
 	[ -e "$MODS/updates/imtcp.ko" ] && fail "imtcp.ko still installed"
 	[ -e /usr/local/bin/imtcp-stat ] && fail "imtcp-stat still installed"
 	[ -e /usr/local/share/man/man8/imtcp-stat.8 ] && fail "man page still installed"
+	[ -e /usr/local/share/imtcp ] && fail "bpftrace scripts still installed"
 	modprobe -n imtcp 2>/dev/null && fail "modprobe still finds imtcp"
 	return 0
 }
