@@ -15,6 +15,8 @@
 # Environment:
 #   IMTCP_VM_KERNEL  kernel version to boot (default: the newest one that
 #                    has both /boot/vmlinuz-VER and /lib/modules/VER)
+#   IMTCP_VM_VMLINUZ kernel image to boot (default /boot/vmlinuz-VER; set
+#                    by scripts/vm/debug-kernel.sh for its debug kernel)
 #   IMTCP_VM_ACCEL   tcg, kvm or auto (default auto: KVM only if a probe
 #                    boot with it works, else software emulation)
 #   IMTCP_VM_MEM     guest memory (default 2G)
@@ -63,7 +65,7 @@ pick_kernel() {
 
 kver=$(pick_kernel)
 [ -n "$kver" ] || die "no kernel to boot: apt-get install linux-image-amd64 (or: make deps)"
-kernel=/boot/vmlinuz-$kver
+kernel=${IMTCP_VM_VMLINUZ:-/boot/vmlinuz-$kver}
 [ -r "$kernel" ] || die "cannot read $kernel"
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (or: make deps)"

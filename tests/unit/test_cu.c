@@ -161,6 +161,16 @@ TEST(failed_holds_in_a_row_back_off)
  * failed: without a result that is failing all the same, and so are
  * streams that run dry.
  */
+/* 200 ms later, m segments wait: the state once the stream can start. */
+static u32 stream_starts(struct imtcp_cu *cu, struct imtcp_cu_view *v)
+{
+	v->held = N;
+	v->sent = 0;
+	v->now_us += 200000;
+	to_send(cu, v);
+	return cu->state;
+}
+
 TEST(failing_counts_until_a_result)
 {
 	struct imtcp_cu cu = started();
@@ -170,11 +180,7 @@ TEST(failing_counts_until_a_result)
 	v.srtt_us = 1000;
 	for (i = 0; i < IMTCP_HOLDS_FAILING; i++) {
 		/* the first stream gathers and leaves */
-		v.held = N;
-		v.sent = 0;
-		v.now_us += 200000;
-		to_send(&cu, &v);
-		ASSERT_EQ(IMTCP_SEND, cu.state);
+		ASSERT_EQ(IMTCP_SEND, stream_starts(&cu, &v));
 		v.sent = N;
 		ASSERT_TRUE(imtcp_cu_step(&cu, N, K, &v) & IMTCP_CU_STREAM_DONE);
 		ASSERT_EQ(1, cu.stream);
@@ -191,11 +197,7 @@ TEST(failing_counts_until_a_result)
 	cu = started();
 	v = bulk();
 	for (i = 0; i < IMTCP_HOLDS_FAILING; i++) {
-		v.held = N;
-		v.sent = 0;
-		v.now_us += 200000;
-		to_send(&cu, &v);
-		ASSERT_EQ(IMTCP_SEND, cu.state);
+		ASSERT_EQ(IMTCP_SEND, stream_starts(&cu, &v));
 		/* the stream runs dry: its slot is due and nothing waits */
 		v.held = 0;
 		v.slot_due = true;
