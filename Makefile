@@ -23,6 +23,12 @@
 #                     scripts under PREFIX (/usr/local); DESTDIR honoured
 #                     (then no depmod)
 #   make uninstall    remove what make install put there
+#   make dkms-install the module through DKMS (rebuilt for each new kernel):
+#                     sources to /usr/src/imtcp-<version>, dkms add,
+#                     build and install for DKMS_KVER (default: KDIR's)
+#   make dkms-uninstall  dkms remove, and the sources
+#   make dkms-build   dkms add and build in build/dkms only (no system
+#                     change; make test runs it)
 #
 # KDIR defaults to the running kernel's build directory, or where that is
 # missing (a machine without module support), the newest one installed.
@@ -38,7 +44,8 @@ MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
 		     $(CURDIR)/kmod/uapi/*.h)
 
 .PHONY: all module clean check style unit tools test vm-test bench demo deps \
-	ksrc bench-accuracy bench-path record install uninstall stat
+	ksrc bench-accuracy bench-path record install uninstall stat \
+	dkms-install dkms-uninstall dkms-build
 
 all: module
 
@@ -160,3 +167,46 @@ uninstall:
 	-rmdir $(BTDIR) $(dir $(BTDIR)) 2>/dev/null
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(MODVER)"; \
 		depmod -a $(MODVER); fi
+
+# DKMS. The source tree DKMS builds from is Kbuild, kmod/ and dkms.conf;
+# its version is dkms.conf's. DKMS_KVER, the kernel to build for,
+# defaults to the one KDIR belongs to.
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_KVER ?= $(notdir $(patsubst %/,%,$(dir $(KDIR))))
+DKMS_NAME := imtcp/$(DKMS_VERSION)
+
+# dkms-src DIR: copy the module's sources into DIR/imtcp-<version>.
+define dkms-src
+	rm -rf $(1)/imtcp-$(DKMS_VERSION)
+	install -d $(1)/imtcp-$(DKMS_VERSION)/kmod/core $(1)/imtcp-$(DKMS_VERSION)/kmod/uapi
+	install -m 644 Kbuild dkms.conf $(1)/imtcp-$(DKMS_VERSION)/
+	install -m 644 $(wildcard kmod/*.c kmod/*.h) $(1)/imtcp-$(DKMS_VERSION)/kmod/
+	install -m 644 $(wildcard kmod/core/*.c kmod/core/*.h) $(1)/imtcp-$(DKMS_VERSION)/kmod/core/
+	install -m 644 $(wildcard kmod/uapi/*.h) $(1)/imtcp-$(DKMS_VERSION)/kmod/uapi/
+endef
+
+dkms-check:
+	@command -v dkms >/dev/null || { echo "imtcp: dkms missing: apt-get install dkms (or: make deps)" >&2; exit 1; }
+	@[ -n "$(DKMS_KVER)" ] && [ -d /lib/modules/$(DKMS_KVER)/build ] || \
+		{ echo "imtcp: no headers for kernel '$(DKMS_KVER)': apt-get install linux-headers-$(DKMS_KVER)" >&2; exit 1; }
+
+dkms-install: dkms-check
+	$(call dkms-src,/usr/src)
+	dkms status $(DKMS_NAME) | grep -q . || dkms add $(DKMS_NAME)
+	dkms install $(DKMS_NAME) -k $(DKMS_KVER)
+
+dkms-uninstall:
+	@command -v dkms >/dev/null || { echo "imtcp: dkms missing" >&2; exit 1; }
+	-dkms remove $(DKMS_NAME) --all
+	rm -rf /usr/src/imtcp-$(DKMS_VERSION)
+
+# Build through DKMS inside build/dkms only (sources in src/, DKMS's tree
+# in tree/): what make test checks, and what its VM step installs.
+dkms-build: dkms-check
+	rm -rf $(BUILD)/dkms
+	$(call dkms-src,$(BUILD)/dkms/src)
+	mkdir -p $(BUILD)/dkms/tree
+	dkms add -m imtcp -v $(DKMS_VERSION) --sourcetree $(BUILD)/dkms/src \
+		--dkmstree $(BUILD)/dkms/tree
+	dkms build -m imtcp -v $(DKMS_VERSION) -k $(DKMS_KVER) \
+		--sourcetree $(BUILD)/dkms/src --dkmstree $(BUILD)/dkms/tree
