@@ -29,6 +29,9 @@
 #   make dkms-uninstall  dkms remove, and the sources
 #   make dkms-build   dkms add and build in build/dkms only (no system
 #                     change; make test runs it)
+#   make debug-kernel build a 6.1 debug kernel (KASAN, lockdep, kmemleak)
+#                     from linux-source-6.1 in build/debug-kernel (30 min)
+#   make vm-test-debug   the kselftests on it, then a kmemleak scan
 #
 # KDIR defaults to the running kernel's build directory, or where that is
 # missing (a machine without module support), the newest one installed.
@@ -45,7 +48,7 @@ MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
 
 .PHONY: all module clean check style unit tools test vm-test bench demo deps \
 	ksrc bench-accuracy bench-path record install uninstall stat \
-	dkms-install dkms-uninstall dkms-build
+	dkms-install dkms-uninstall dkms-build debug-kernel vm-test-debug
 
 all: module
 
@@ -122,6 +125,12 @@ sender, tbf burst of two frames, 20 ms each way, \
 $$(cat $(BUILD)/vm/record/$$n.truth)" > $(BUILD)/replays/$$n.replay && \
 		echo "$(BUILD)/replays/$$n.replay"; \
 	done
+
+debug-kernel:
+	scripts/vm/debug-kernel.sh build
+
+vm-test-debug: deps tools
+	scripts/vm/debug-kernel.sh test
 
 demo: deps module tools
 	scripts/vm/run-vm.sh --name demo -- scripts/demo.sh
