@@ -17,26 +17,11 @@ MODS=/lib/modules/$KVER
 DKMS=$TOP/build/dkms
 AVAIL=/proc/sys/net/ipv4/tcp_available_congestion_control
 VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf")
-OVERLAYS=()
 
-# overlay DIR: a writable layer in memory over DIR.
-overlay() {
-	local dir=$1 layer
-	layer=$(mktemp -d)
-	mount -t tmpfs tmpfs "$layer" || return 1
-	mkdir -p "$layer/upper" "$layer/work"
-	mount -t overlay overlay -o "lowerdir=$dir,upperdir=$layer/upper,workdir=$layer/work" \
-		"$dir" || { umount "$layer"; return 1; }
-	OVERLAYS+=("$dir" "$layer")
-}
 
 cleanup() {
-	local i
 	rmmod imtcp 2>/dev/null
-	for ((i = ${#OVERLAYS[@]} - 2; i >= 0; i -= 2)); do
-		umount "${OVERLAYS[i]}" && umount "${OVERLAYS[i + 1]}" &&
-			rmdir "${OVERLAYS[i + 1]}"
-	done
+	overlays_down
 }
 
 dkms_do() {

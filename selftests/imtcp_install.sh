@@ -15,27 +15,12 @@ require_root
 KVER=$(uname -r)
 MODS=/lib/modules/$KVER
 DEFAULT=/proc/sys/net/ipv4/tcp_congestion_control
-OVERLAYS=()
 
-# overlay DIR: a writable layer in memory over DIR.
-overlay() {
-	local dir=$1 layer
-	layer=$(mktemp -d)
-	mount -t tmpfs tmpfs "$layer" || return 1
-	mkdir -p "$layer/upper" "$layer/work"
-	mount -t overlay overlay -o "lowerdir=$dir,upperdir=$layer/upper,workdir=$layer/work" \
-		"$dir" || { umount "$layer"; return 1; }
-	OVERLAYS+=("$dir" "$layer")
-}
 
 cleanup() {
-	local i
 	sysctl -qw net.ipv4.tcp_congestion_control=reno 2>/dev/null
 	rmmod imtcp 2>/dev/null
-	for ((i = ${#OVERLAYS[@]} - 2; i >= 0; i -= 2)); do
-		umount "${OVERLAYS[i]}" && umount "${OVERLAYS[i + 1]}" &&
-			rmdir "${OVERLAYS[i + 1]}"
-	done
+	overlays_down
 	rm -rf "$WORK"
 }
 

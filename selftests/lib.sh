@@ -425,3 +425,26 @@ timed_send() {
 	wait "$rcv_pid"
 	echo "$line"
 }
+
+# overlay DIR: a writable layer in memory over DIR (inside the test VM,
+# whose root is the host's, read-only), so that a test can install into
+# it; overlays_down removes every layer, the last first.
+OVERLAYS=()
+overlay() {
+	local dir=$1 layer
+	layer=$(mktemp -d)
+	mount -t tmpfs tmpfs "$layer" || return 1
+	mkdir -p "$layer/upper" "$layer/work"
+	mount -t overlay overlay -o "lowerdir=$dir,upperdir=$layer/upper,workdir=$layer/work" \
+		"$dir" || { umount "$layer"; return 1; }
+	OVERLAYS+=("$dir" "$layer")
+}
+
+overlays_down() {
+	local i
+	for ((i = ${#OVERLAYS[@]} - 2; i >= 0; i -= 2)); do
+		umount "${OVERLAYS[i]}" && umount "${OVERLAYS[i + 1]}" &&
+			rmdir "${OVERLAYS[i + 1]}"
+	done
+	OVERLAYS=()
+}
