@@ -436,8 +436,8 @@ static void publish_estimate(struct imtcp_meas *m, u64 busy_bps)
 	unsigned long now = jiffies;
 
 	WRITE_ONCE(m->pub.raw, m->est.raw);
-	WRITE_ONCE(m->pub.probe, m->est.probe);
-	WRITE_ONCE(m->pub.busy, busy_bps);
+	WRITE_ONCE(m->pub.probe_bps, m->est.probe_bps);
+	WRITE_ONCE(m->pub.busy_bps, busy_bps);
 	WRITE_ONCE(m->pub.bound, m->est.held);
 	WRITE_ONCE(m->pub.range_lo, m->est.bl);
 	WRITE_ONCE(m->pub.range_hi, m->est.bu);

@@ -20,8 +20,8 @@
 struct imtcp_pub {
 	u64 estimate;		/* bit/s, 0: none yet */
 	u64 raw;
-	u64 probe;		/* the latest result before the busy bounds */
-	u64 busy;		/* busy-link delivery rate at that result */
+	u64 probe_bps;		/* the latest result before the busy bounds */
+	u64 busy_bps;		/* busy-link delivery rate at that result */
 	u64 range_lo;
 	u64 range_hi;
 	u32 dlv_segs;		/* delivery rate: segments delivered .. */

@@ -116,9 +116,9 @@ static int put_figures(struct sk_buff *skb, const struct imtcp_pub *p)
 	if (nla_put_u64_64bit(skb, IMTCP_A_ESTIMATE, est, IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_RAW, READ_ONCE(p->raw),
 			      IMTCP_A_PAD) ||
-	    nla_put_u64_64bit(skb, IMTCP_A_PROBE, READ_ONCE(p->probe),
+	    nla_put_u64_64bit(skb, IMTCP_A_PROBE, READ_ONCE(p->probe_bps),
 			      IMTCP_A_PAD) ||
-	    nla_put_u64_64bit(skb, IMTCP_A_BUSY, READ_ONCE(p->busy),
+	    nla_put_u64_64bit(skb, IMTCP_A_BUSY, READ_ONCE(p->busy_bps),
 			      IMTCP_A_PAD) ||
 	    nla_put_u8(skb, IMTCP_A_BOUND, READ_ONCE(p->bound)) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_RANGE_LO, READ_ONCE(p->range_lo),

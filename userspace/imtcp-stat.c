@@ -31,7 +31,7 @@
 
 struct row {
 	uint64_t cookie, est, raw, lo, hi, dlv, hold, stream, envelope;
-	uint64_t probe, busy;
+	uint64_t probe_bps, busy_bps;
 	uint32_t age, meas, fail, srtt, minrtt, cwnd;
 	uint8_t family, state, m, reason, bound;
 	uint16_t sport, dport;
@@ -238,8 +238,8 @@ static void parse_row(const struct nlmsghdr *nlh, struct row *r)
 		case IMTCP_A_STREAM_US: r->stream = mnl_attr_get_u64(a); break;
 		case IMTCP_A_ENVELOPE: r->envelope = mnl_attr_get_u64(a); break;
 		case IMTCP_A_REASON: r->reason = mnl_attr_get_u8(a); break;
-		case IMTCP_A_PROBE: r->probe = mnl_attr_get_u64(a); break;
-		case IMTCP_A_BUSY: r->busy = mnl_attr_get_u64(a); break;
+		case IMTCP_A_PROBE: r->probe_bps = mnl_attr_get_u64(a); break;
+		case IMTCP_A_BUSY: r->busy_bps = mnl_attr_get_u64(a); break;
 		case IMTCP_A_BOUND: r->bound = mnl_attr_get_u8(a); break;
 		}
 	}
@@ -341,10 +341,10 @@ static void print_table_row(const struct row *r)
 		snprintf(note, sizeof(note), "reason %u", r->reason);
 	else if (r->est && r->bound == IMTCP_BOUND_CAP)
 		snprintf(note, sizeof(note), "capped by busy rate, probe %s",
-			 rate(r->probe, pr, sizeof(pr)));
+			 rate(r->probe_bps, pr, sizeof(pr)));
 	else if (r->est && r->bound == IMTCP_BOUND_FLOOR)
 		snprintf(note, sizeof(note), "raised to busy rate, probe %s",
-			 rate(r->probe, pr, sizeof(pr)));
+			 rate(r->probe_bps, pr, sizeof(pr)));
 	if (opt.stamp)
 		print_stamp();
 	printf("%-20" PRIu64 " %-23s %-23s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s %s\n",
@@ -376,7 +376,7 @@ static void print_json_row(const struct row *r)
 	       r->saddr, r->sport, r->daddr, r->dport, r->est, r->raw,
 	       r->lo, r->hi, r->age, r->meas, r->fail, state_name(r->state),
 	       r->m, r->srtt, r->minrtt, r->cwnd, r->dlv, r->hold, r->stream,
-	       r->envelope, r->probe, r->busy, bound_name(r->bound));
+	       r->envelope, r->probe_bps, r->busy_bps, bound_name(r->bound));
 	if (reason_name(r->reason))
 		printf("\"reason\":\"%s\"}", reason_name(r->reason));
 	else

@@ -1030,7 +1030,7 @@ static u8 held_how(u64 from, u64 to)
  * four imtcp flows sharing a link (their results held in 3-5 of 6-10
  * each, traced) then kept a Jain's index of 0.986 (median of six VM
  * runs) beside 0.994 without the bound. The fit itself stays in
- * e->probe, and e->held says whether a bound moved the estimate (or,
+ * e->probe_bps, and e->held says whether a bound moved the estimate (or,
  * failing that, the result), so that readers can tell the probe's figure
  * from the delivery rate's. Returns whether the result was taken (the
  * estimate updated; the range moves also for a first result at the lower
@@ -1052,7 +1052,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	}
 	settle(e);
 	raw = b ? imtcp_busy_bound(fit, b, &held_edge, &rse) : fit;
-	e->probe = fit;
+	e->probe_bps = fit;
 	e->raw = raw;
 	e->edge = held_edge;
 	e->count++;

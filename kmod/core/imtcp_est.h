@@ -80,7 +80,7 @@ struct imtcp_est {
 	u64 bl, bu;		/* search range */
 	u64 smoothed;		/* the estimate; 0 before the first */
 	u64 raw;		/* the latest single result */
-	u64 probe;		/* the same before the busy-link bounds */
+	u64 probe_bps;		/* the same before the busy-link bounds */
 	u64 hist[IMTCP_HIST];	/* recent raw results */
 	u16 hist_rse[IMTCP_HIST];	/* their standard errors, permille */
 	u8 nhist;

@@ -108,10 +108,6 @@ TEST(later_stream_hold_expiry_abandons_and_rests)
 	EXPECT_EQ(IMTCP_STORE, cu.state);
 }
 
-/*
- * Holds that fail in a row rest 1, 2, 4 ... 64 srtt; from the eighth the
- * connection says so; a stream that leaves ends both.
- */
 /* Step with m segments held until the stream starts (three steps). */
 static void to_send(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
@@ -121,6 +117,11 @@ static void to_send(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 		imtcp_cu_step(cu, N, K, v);
 }
 
+/*
+ * Holds that fail in a row rest 1, 2, 4 ... 64 srtt; from the eighth the
+ * connection says so; a stream that leaves ends the row of the rest, a
+ * result ends the saying so.
+ */
 TEST(failed_holds_in_a_row_back_off)
 {
 	struct imtcp_cu cu = started();
@@ -156,11 +157,6 @@ TEST(failed_holds_in_a_row_back_off)
 	EXPECT_FALSE(imtcp_cu_holds_failing(&cu));
 }
 
-/*
- * On loopback a first stream sometimes gathered and the second's hold
- * failed: without a result that is failing all the same, and so are
- * streams that run dry.
- */
 /* 200 ms later, m segments wait: the state once the stream can start. */
 static u32 stream_starts(struct imtcp_cu *cu, struct imtcp_cu_view *v)
 {
@@ -171,6 +167,11 @@ static u32 stream_starts(struct imtcp_cu *cu, struct imtcp_cu_view *v)
 	return cu->state;
 }
 
+/*
+ * On loopback a first stream sometimes gathered and the second's hold
+ * failed: without a result that is failing all the same, and so are
+ * streams that run dry.
+ */
 TEST(failing_counts_until_a_result)
 {
 	struct imtcp_cu cu = started();

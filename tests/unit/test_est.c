@@ -243,7 +243,7 @@ TEST(a_held_result_leaves_the_range_to_the_fit)
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 76 * MBIT,
 					     IMTCP_EDGE_NONE, 40, &b));
 	EXPECT_EQ(25 * MBIT, e.raw);
-	EXPECT_EQ(76 * MBIT, e.probe);	/* the fit, for readers */
+	EXPECT_EQ(76 * MBIT, e.probe_bps);	/* the fit, for readers */
 	EXPECT_EQ(IMTCP_HELD_CAP, e.held);
 	EXPECT_EQ(25 * MBIT, e.smoothed);
 	EXPECT_EQ(0, e.hist_rse[0]);	/* the fit's no longer applies */
@@ -258,18 +258,18 @@ TEST(a_held_result_leaves_the_range_to_the_fit)
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 22 * MBIT,
 					     IMTCP_EDGE_NONE, 0, &b));
 	EXPECT_EQ(22 * MBIT, e.raw);
-	EXPECT_EQ(22 * MBIT, e.probe);
+	EXPECT_EQ(22 * MBIT, e.probe_bps);
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 90 * MBIT,
 					     IMTCP_EDGE_NONE, 0, NULL));
 	EXPECT_EQ(90 * MBIT, e.raw);
-	EXPECT_EQ(90 * MBIT, e.probe);
+	EXPECT_EQ(90 * MBIT, e.probe_bps);
 	EXPECT_EQ(IMTCP_HELD_NONE, e.held);
 	/* busy at 20 in both windows: a result below 18 is held at 18 */
 	b.max_bps[1] = 20 * MBIT;
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 6 * MBIT,
 					     IMTCP_EDGE_LOW, 30, &b));
 	EXPECT_EQ(18 * MBIT, e.raw);
-	EXPECT_EQ(6 * MBIT, e.probe);
+	EXPECT_EQ(6 * MBIT, e.probe_bps);
 	EXPECT_EQ(IMTCP_HELD_FLOOR, e.held);
 	EXPECT_EQ(IMTCP_EDGE_NONE, e.edge);
 	EXPECT_LT(e.bl, 6 * MBIT);	/* the fit's lower edge moves the range */
