@@ -137,5 +137,5 @@ END {
 	printf "   %d estimates; median error %.1f Mbit/s (%.0f %% of C)\n",
 		m, errs[int((m + 1) / 2)], 100 * errs[int((m + 1) / 2)] / (c * p)
 }' "$OUT/truth" "$OUT/est"
-echo "== module statistics:"
-"$STAT" -s | sed 's/^/   /'
+echo "== module statistics (the sender's network namespace):"
+ip netns exec "$NS_SND" "$STAT" -s | sed 's/^/   /'
