@@ -603,7 +603,8 @@ static void track_busy(struct sock *sk, struct imtcp_meas *m,
 	if (base == ~0U)
 		return;
 	imtcp_busy_ack(&m->busy, tp->tcp_mstamp, rs->rtt_us,
-		       base + max_t(u32, 4 * m->cfg.noise_us, base / 8));
+		       base + max_t(u32, 4 * m->cfg.noise_us, base / 8),
+		       tp->srtt_us >> 3);
 	if (rs->delivered > 0 && rs->interval_us > 0 && !rs->is_app_limited)
 		imtcp_busy_rate(&m->busy, tp->tcp_mstamp, rs->delivered,
 				tp->mss_cache, rs->rcv_interval_us,

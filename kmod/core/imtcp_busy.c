@@ -57,22 +57,33 @@ void imtcp_busy_init(struct imtcp_busy *b, u64 now_us)
 	b->recent_bps = 0;
 }
 
-/* An ACK with an RTT sample (@rtt_us < 0: none): did it see a queue? */
-void imtcp_busy_ack(struct imtcp_busy *b, u64 now_us, s64 rtt_us,
-		    u32 empty_us)
-{
-	if (rtt_us >= 0 && rtt_us <= empty_us)
-		b->since_us = now_us;
-}
-
-/* Start a new window of the maximum every IMTCP_BUSY_WINDOW_RTTS srtt. */
+/*
+ * Start a new window of the maximum every IMTCP_BUSY_WINDOW_RTTS srtt;
+ * after two windows' time or more without one, both are over.
+ */
 static void next_window(struct imtcp_busy *b, u64 now_us, u32 srtt_us)
 {
-	if (now_us - b->start_us < (u64)srtt_us * IMTCP_BUSY_WINDOW_RTTS)
+	u64 win_us = (u64)srtt_us * IMTCP_BUSY_WINDOW_RTTS;
+
+	if (now_us - b->start_us < win_us)
 		return;
-	b->max_bps[1] = b->max_bps[0];
+	b->max_bps[1] = now_us - b->start_us < 2 * win_us ? b->max_bps[0] : 0;
 	b->max_bps[0] = 0;
 	b->start_us = now_us;
+}
+
+/*
+ * An ACK with an RTT sample (@rtt_us < 0: none): did it see a queue?
+ * The windows move on every ACK, not only with the rate samples that
+ * count: an application-limited sender offers none, and a busy rate it
+ * had once must not bound it for good.
+ */
+void imtcp_busy_ack(struct imtcp_busy *b, u64 now_us, s64 rtt_us,
+		    u32 empty_us, u32 srtt_us)
+{
+	next_window(b, now_us, srtt_us);
+	if (rtt_us >= 0 && rtt_us <= empty_us)
+		b->since_us = now_us;
 }
 
 /*

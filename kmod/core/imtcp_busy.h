@@ -20,7 +20,7 @@ struct imtcp_busy {
 
 void imtcp_busy_init(struct imtcp_busy *b, u64 now_us);
 void imtcp_busy_ack(struct imtcp_busy *b, u64 now_us, s64 rtt_us,
-		    u32 empty_us);
+		    u32 empty_us, u32 srtt_us);
 void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
 		     u32 mss, u32 interval_us, u32 srtt_us);
 u64 imtcp_busy_bps(const struct imtcp_busy *b);

@@ -29,7 +29,7 @@ static u64 deliver(struct imtcp_busy *b, u64 t, u32 dur_us, u64 mbit,
 	u64 end = t + dur_us;
 
 	for (; t < end; t += 1000) {
-		imtcp_busy_ack(b, t, rtt_us, EMPTY);
+		imtcp_busy_ack(b, t, rtt_us, EMPTY, SRTT);
 		imtcp_busy_rate(b, t, segs_for(mbit, SRTT), MSS, SRTT, SRTT);
 	}
 	return end;
@@ -78,7 +78,7 @@ TEST(an_empty_queue_says_nothing)
 	EXPECT_EQ(0, imtcp_busy_bps(&b));
 	/* one ACK without queue: samples reaching back past it do not count */
 	t = deliver(&b, t, 3 * SRTT, 20, BASE + 20000);
-	imtcp_busy_ack(&b, t, BASE, EMPTY);
+	imtcp_busy_ack(&b, t, BASE, EMPTY, SRTT);
 	imtcp_busy_rate(&b, t + SRTT - 1000, segs_for(90, SRTT), MSS, SRTT,
 			SRTT);
 	EXPECT_RATE(imtcp_busy_bps(&b), 20);
@@ -108,6 +108,42 @@ TEST(the_maximum_follows_a_fall_within_two_windows)
 	EXPECT_RATE(imtcp_busy_bps(&b), 60);		/* still in the window */
 	deliver(&b, t, 2 * win, 20, BASE + 30000);
 	EXPECT_RATE(imtcp_busy_bps(&b), 20);
+}
+
+/*
+ * An application-limited sender offers no rate samples (imtcp_meas.c),
+ * but its ACKs keep coming: a busy rate it had once (its first slow
+ * start) must age out with them, not bound its results for the rest of
+ * the connection (in the VM a rate of 3.6 Mbit/s from the start held
+ * every estimate of a 20 s transfer at 4.5 for A = 11).
+ */
+TEST(the_maximum_ages_with_acks_alone)
+{
+	struct imtcp_busy b;
+	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
+	u64 t, end;
+
+	imtcp_busy_init(&b, 0);
+	t = deliver(&b, 0, 2 * SRTT, 20, BASE + 20000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 20);
+	for (end = t + 2 * win + SRTT; t < end; t += 40000)
+		imtcp_busy_ack(&b, t, BASE + 20000, EMPTY, SRTT);
+	EXPECT_EQ(0, imtcp_busy_bps(&b));
+	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));
+}
+
+/* After a silence of two windows or more, nothing of before is left. */
+TEST(a_long_silence_clears_both_windows)
+{
+	struct imtcp_busy b;
+	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
+	u64 t;
+
+	imtcp_busy_init(&b, 0);
+	t = deliver(&b, 0, 3 * win, 20, BASE + 20000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 20);
+	imtcp_busy_ack(&b, t + 10 * win, BASE + 20000, EMPTY, SRTT);
+	EXPECT_EQ(0, imtcp_busy_bps(&b));
 }
 
 TEST(a_rise_raises_it_at_once)
