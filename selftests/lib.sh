@@ -163,6 +163,14 @@ topo_up() {
 	ip -n "$NS_SND" route add default via 198.18.1.2
 	ip -n "$NS_RCV" route add default via 198.18.2.1
 	ip netns exec "$NS_RTR" sysctl -qw net.ipv4.ip_forward=1
+	# Every transfer starts afresh: without this the kernel caches the
+	# last connection's ssthresh and RTT per destination (tcp_metrics)
+	# and the next one, of whichever congestion control, starts from
+	# them, so tests that compare imtcp with reno in turn would compare
+	# each with what the other left behind.
+	for ns in "$NS_SND" "$NS_RCV"; do
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+	done
 	shape "$rate" "$delay" "$@"
 }
 
