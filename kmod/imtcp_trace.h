@@ -152,6 +152,7 @@ TRACE_EVENT(imtcp_estimate,
 			     __field(u32, m)
 			     __field(u32, count)
 			     __field(u32, rse)
+			     __field(u32, held)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->bps = e->smoothed;
@@ -166,12 +167,14 @@ TRACE_EVENT(imtcp_estimate,
 			   __entry->m = m;
 			   __entry->count = e->count;
 			   __entry->rse = rse;
+			   __entry->held = e->held;
 	    ),
-	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu floor=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u",
+	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu floor=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u held=%u",
 		      __entry->cookie, __entry->bps, __entry->raw_bps,
 		      __entry->busy_bps, __entry->floor_bps, __entry->bl,
 		      __entry->bu, __entry->edge, __entry->srtt_us,
-		      __entry->cwnd, __entry->m, __entry->count, __entry->rse)
+		      __entry->cwnd, __entry->m, __entry->count, __entry->rse,
+		      __entry->held)
 );
 
 #endif /* _IMTCP_TRACE_H */

@@ -44,6 +44,10 @@
 # table. netem's delay is calibrated as in the path check.
 # BENCH_IMTCP_PARAMS="hold_budget=10 ..." sets module parameters first;
 # BENCH_BURST the tbf bucket in bytes (default two frames).
+# BENCH_TRACE_ALL=1 records every imtcp:* event of imtcp's transfers
+# (streams and their samples, holds) and keeps the trace as
+# NAME.imtcp.trace in the output (tests/unit/trace2replay.py turns it
+# into a replay of each measurement).
 export TOPO_MTU=${BENCH_MTU:-1500}
 source "$(dirname "$0")/../../selftests/lib.sh"
 
@@ -147,7 +151,7 @@ cross_profile() {
 # xfer,samples}, and for imtcp NAME.imtcp.{trace,port}.
 run_one() {
 	local name=$1 cc=$2 kind=$3 profile=$4 total=0 step sampler cross
-	local xprofile last=${4##* }
+	local xprofile events last=${4##* }
 	shift 4
 	for step in $profile; do
 		total=$((total + ${step##*:}))
@@ -164,7 +168,9 @@ run_one() {
 	port=$((port + 1))
 	if [ "$cc" = imtcp ]; then
 		echo mono > $TRACEFS/trace_clock
-		trace_start imtcp/imtcp_estimate sock/inet_sock_set_state || return 1
+		events=imtcp/imtcp_estimate
+		[ "${BENCH_TRACE_ALL:-0}" = 1 ] && events=imtcp
+		trace_start $events sock/inet_sock_set_state || return 1
 		echo $port > "$WORK/$name.imtcp.port"
 	fi
 	sampler=$(sample_cross "$WORK/$name.$cc.cross")
@@ -175,7 +181,10 @@ run_one() {
 	kill "$cross" 2>/dev/null
 	wait $cross
 	kill "$sampler" 2>/dev/null
-	[ "$cc" = imtcp ] && trace_stop "$WORK/$name.imtcp.trace"
+	if [ "$cc" = imtcp ]; then
+		trace_stop "$WORK/$name.imtcp.trace"
+		[ "${BENCH_TRACE_ALL:-0}" = 1 ] && cp "$WORK/$name.imtcp.trace" "$OUT/"
+	fi
 	echo "$name $cc: $(cat "$WORK/$name.$cc.xfer")"
 }
 

@@ -124,8 +124,22 @@ class Trace(unittest.TestCase):
         est, connect = accuracy.read_trace(f.name, "5301")
         self.assertIsNone(connect)
         self.assertEqual(est, [(10.000001, 20.0, 75.0, 60000, 16.0, 15.0,
-                                0, 0),
-                               (10.5, 20.0, 21.0, 60000, 0.0, 0.0, 0, 0)])
+                                0, 0, None),
+                               (10.5, 20.0, 21.0, 60000, 0.0, 0.0, 0, 0,
+                                None)])
+
+    def test_held_as_the_module_says(self):
+        f = tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False)
+        f.write(self.EST.format(t="10.000001", raw=12000000,
+                                busy="busy=0 floor=0 ").replace(
+                                    "rse=0", "rse=0 held=0"))
+        f.write(self.EST.format(t="10.2", raw=75000000,
+                                busy="busy=16000000 floor=15000000 ").replace(
+                                    "rse=0", "rse=0 held=1"))
+        f.close()
+        self.addCleanup(os.unlink, f.name)
+        est, _ = accuracy.read_trace(f.name, "5301")
+        self.assertEqual([e[8] for e in est], [0, 1])
 
 
 class Tap(unittest.TextTestResult):
