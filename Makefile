@@ -133,6 +133,7 @@ vm-test-debug: deps tools
 	scripts/vm/debug-kernel.sh test
 
 demo: deps module tools
+	scripts/install-deps.sh --bench
 	scripts/vm/run-vm.sh --name demo -- scripts/demo.sh
 
 deps:

@@ -14,7 +14,10 @@
 # shell builtins only: under TCG starting a process takes a good part of
 # a second, and the demo should not disturb what it shows. At the end:
 # the connection as ss -ti shows it, each estimate against the A the
-# router counted in the second before it, and the module's statistics.
+# router counted in the second before it, the module's statistics, and
+# a picture of it all beside the kernel's own figure (the flow's
+# tcpi_delivery_rate), $IMTCP_OUT/demo.png (build/vm/demo/demo.png;
+# scripts/demo-plot.py, with Debian's python3-matplotlib).
 source "$(dirname "$0")/../selftests/lib.sh"
 SHAPE_BURST=$TWO_FRAMES
 C_MBIT=20
@@ -84,6 +87,9 @@ sleep 1
 echo "== ${SECS} s of bulk imtcp; UDP cross traffic ${CROSS// /, } Mbit/s; time in s"
 mkfifo "$OUT/events"
 t0=${EPOCHREALTIME/./}
+# the same moment on the monotonic clock, which xfer -T stamps: uptime
+# is CLOCK_BOOTTIME, the same while the machine has not slept
+read -r mono0 _ < /proc/uptime
 # ip netns exec execs its command: these PIDs are the loops themselves
 OUT=$OUT C_MBIT=$C_MBIT MSS_BYTES=$MSS_BYTES FRAME_BYTES=$FRAME_BYTES \
 	ip netns exec "$NS_RTR" \
@@ -97,9 +103,10 @@ printer=$!
 # no gap (a sender process per step left the bottleneck empty for a
 # second or two at each step under TCG)
 profile=$(for r in $CROSS; do printf '%s:6 ' "$r"; done)
+cross0=${EPOCHREALTIME/./}
 in_x "$POISSON" -c $RCV_ADDR -C -r "$profile" >/dev/null &
 cross=$!
-timed_send imtcp 5201 $SECS > "$OUT/result" &
+timed_send imtcp 5201 $SECS -T "$OUT/samples" > "$OUT/result" &
 spid=$!
 sleep $((SECS / 2))
 in_snd ss -tin "dport = :5201" > "$OUT/ss"
@@ -139,3 +146,10 @@ END {
 }' "$OUT/truth" "$OUT/est"
 echo "== module statistics (the sender's network namespace):"
 ip netns exec "$NS_SND" "$STAT" -s | sed 's/^/   /'
+PNG=${IMTCP_OUT:-$TOP/build}/demo.png
+if python3 "$TOP/scripts/demo-plot.py" "$OUT" $C_MBIT "$t0" "$mono0" \
+	"$cross0" 6 "$CROSS" $MSS_BYTES $FRAME_BYTES "$PNG"; then
+	echo "== picture: $PNG"
+else
+	echo "== no picture (scripts/demo-plot.py failed; python3-matplotlib: make deps)"
+fi

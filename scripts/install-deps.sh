@@ -3,8 +3,9 @@
 # Install what imtcp's build, tests, benchmarks and demo need on Debian 12
 # (bookworm). Installs only what is missing; quick when all is there.
 # Needs root for apt-get.
-#   install-deps.sh           what build, tests and demo need
-#   install-deps.sh --bench   also what the benchmarks' plots need
+#   install-deps.sh           what build and tests need
+#   install-deps.sh --bench   also what the pictures of the demo and the
+#                             benchmarks need (python3-matplotlib)
 set -eu
 
 PKGS="build-essential make gcc libc6-dev linux-libc-dev kmod cpio gzip
