@@ -29,6 +29,8 @@
 #   make dkms-uninstall  dkms remove, and the sources
 #   make dkms-build   dkms add and build in build/dkms only (no system
 #                     change; make test runs it)
+#   make deb          Debian packages imtcp-dkms and imtcp-tools in
+#                     build/deb (dpkg-buildpackage; make test runs it)
 #   make debug-kernel build a 6.1 debug kernel (KASAN, lockdep, kmemleak)
 #                     from linux-source-6.1 in build/debug-kernel (30 min)
 #   make vm-test-debug   the kselftests on it, then a kmemleak scan
@@ -48,7 +50,8 @@ MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
 
 .PHONY: all module clean check style unit tools test vm-test bench demo deps \
 	ksrc bench-accuracy bench-path record install uninstall stat \
-	dkms-install dkms-uninstall dkms-build debug-kernel vm-test-debug
+	dkms-install dkms-uninstall dkms-build debug-kernel vm-test-debug \
+	install-tools dkms-source deb
 
 all: module
 
@@ -154,15 +157,19 @@ BTFILES = $(notdir $(wildcard userspace/bpftrace/*.bt))
 stat:
 	$(MAKE) -C userspace
 
-install: module stat
-	@if [ -z "$(MODVER)" ]; then \
-		echo "imtcp: cannot read the kernel version of imtcp.ko (modinfo)" >&2; \
-		exit 1; fi
-	install -D -m 644 imtcp.ko $(MODDIR)/imtcp.ko
+# The tools alone: imtcp-stat, its man page, the bpftrace scripts (what
+# the imtcp-tools package holds).
+install-tools: stat
 	install -D -m 755 $(BUILD)/userspace/imtcp-stat $(BINDIR)/imtcp-stat
 	install -D -m 644 userspace/imtcp-stat.8 $(MAN8DIR)/imtcp-stat.8
 	install -d $(BTDIR)
 	install -m 755 $(addprefix userspace/bpftrace/,$(BTFILES)) $(BTDIR)/
+
+install: module install-tools
+	@if [ -z "$(MODVER)" ]; then \
+		echo "imtcp: cannot read the kernel version of imtcp.ko (modinfo)" >&2; \
+		exit 1; fi
+	install -D -m 644 imtcp.ko $(MODDIR)/imtcp.ko
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(MODVER)"; \
 		depmod -a $(MODVER); fi
 	@echo "imtcp: installed for $(MODVER); load it with: modprobe imtcp"
@@ -194,6 +201,27 @@ define dkms-src
 	install -m 644 $(wildcard kmod/core/*.c kmod/core/*.h) $(1)/imtcp-$(DKMS_VERSION)/kmod/core/
 	install -m 644 $(wildcard kmod/uapi/*.h) $(1)/imtcp-$(DKMS_VERSION)/kmod/uapi/
 endef
+
+# The module's sources as DKMS takes them, under DESTDIR/usr/src (what
+# the imtcp-dkms package holds).
+dkms-source:
+	install -d $(DESTDIR)/usr/src
+	$(call dkms-src,$(DESTDIR)/usr/src)
+
+# Debian packages, imtcp-dkms and imtcp-tools (debian/), built with
+# dpkg-buildpackage from a copy of the tree's files in build/deb, where
+# the .deb files land.
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null || \
+		{ echo "imtcp: debhelper or dh-dkms missing (make deps)" >&2; exit 1; }
+	@git -C $(CURDIR) rev-parse --git-dir >/dev/null 2>&1 || \
+		{ echo "imtcp: make deb packs the files git tracks: run it in a git checkout" >&2; exit 1; }
+	rm -rf $(BUILD)/deb
+	mkdir -p $(BUILD)/deb/imtcp-$(DKMS_VERSION)
+	git -C $(CURDIR) ls-files -z | \
+		(cd $(CURDIR) && xargs -0 tar -cf -) | tar -xf - -C $(BUILD)/deb/imtcp-$(DKMS_VERSION)
+	cd $(BUILD)/deb/imtcp-$(DKMS_VERSION) && dpkg-buildpackage -us -uc -b
+	@ls $(BUILD)/deb/*.deb
 
 dkms-check:
 	@command -v dkms >/dev/null || { echo "imtcp: dkms missing: apt-get install dkms (or: make deps)" >&2; exit 1; }

@@ -37,6 +37,16 @@ else
 	echo "not ok - dkms build failed (make dkms-build)"
 fi
 
+# The Debian packages (build/deb); the VM's imtcp_deb.sh installs them.
+if make -s deb > build/deb.log 2>&1; then
+	c_pass=$((c_pass + 1))
+	echo "ok - Debian packages build (make deb)"
+else
+	c_fail=$((c_fail + 1))
+	cat build/deb.log
+	echo "not ok - Debian packages do not build (make deb)"
+fi
+
 make -s unit 2>&1 | tee build/unit.log
 unit_rc=${PIPESTATUS[0]}
 u_pass=$(count '^ok [0-9]+ ' build/unit.log)
@@ -55,6 +65,6 @@ if [ "$vm_rc" != 0 ] && [ "$v_fail" = 0 ]; then
 	v_fail=1
 fi
 
-echo "style and dkms: $c_pass passed, $c_fail failed; unit: $u_pass passed, $u_fail failed; selftests (VM): $v_pass passed, $v_fail failed, $v_skip skipped"
+echo "style, dkms and packages: $c_pass passed, $c_fail failed; unit: $u_pass passed, $u_fail failed; selftests (VM): $v_pass passed, $v_fail failed, $v_skip skipped"
 echo "$((c_pass + u_pass + v_pass)) passed, $((c_fail + u_fail + v_fail)) failed, $v_skip skipped"
 [ "$((c_fail + u_fail + v_fail))" = 0 ]

@@ -450,8 +450,10 @@ overlay() {
 
 overlays_down() {
 	local i
+	# lazily: an overlay over /usr is busy while umount itself runs
+	# from it; detached, it goes once the last user is done
 	for ((i = ${#OVERLAYS[@]} - 2; i >= 0; i -= 2)); do
-		umount "${OVERLAYS[i]}" && umount "${OVERLAYS[i + 1]}" &&
+		umount -l "${OVERLAYS[i]}" && umount -l "${OVERLAYS[i + 1]}" &&
 			rmdir "${OVERLAYS[i + 1]}"
 	done
 	OVERLAYS=()

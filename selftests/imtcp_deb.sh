@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Debian packages (make deb, which make test runs on the host:
+# build/deb/imtcp-dkms_<v>_all.deb and imtcp-tools_<v>_<arch>.deb) as a
+# user installs them, inside the test VM only: /usr, /var and
+# /lib/modules/<kernel> get a writable overlay in memory over the host's
+# read-only root, so nothing reaches the host.
+#   - dpkg -i of both: DKMS builds the module for the running kernel in
+#     its postinst, modprobe imtcp loads that copy (updates/dkms), and
+#     imtcp-stat, its man page and the bpftrace scripts are in /usr;
+#   - the installed module and tool at work: a transfer on imtcp through
+#     the shaped test bed, and /usr/bin/imtcp-stat shows its estimate;
+#   - dpkg -r of both: the module and the files are gone.
+source "$(dirname "$0")/lib.sh"
+require_root
+
+KVER=$(uname -r)
+MODS=/lib/modules/$KVER
+DEBS=$TOP/build/deb
+VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf")
+WORK=$(mktemp -d)
+
+
+cleanup() {
+	rmmod imtcp 2>/dev/null
+	topo_down
+	overlays_down
+	rm -rf "$WORK"
+}
+
+test_install() {
+	dpkg -i "$DEBS"/imtcp-dkms_"$VERSION"_all.deb \
+		"$DEBS"/imtcp-tools_"$VERSION"_*.deb > "$WORK/dpkg.out" 2>&1 ||
+		{ cat "$WORK/dpkg.out"; fail "dpkg -i failed"; }
+	grep -E "^(Building|Installing|Setting up|depmod)" "$WORK/dpkg.out"
+	dpkg -s imtcp-dkms imtcp-tools | grep -E '^(Package|Status|Version)'
+	dpkg -s imtcp-dkms | grep -q '^Status: install ok installed' ||
+		fail "imtcp-dkms not installed"
+	[ -f "$MODS/updates/dkms/imtcp.ko" ] || fail "DKMS put no imtcp.ko in $MODS/updates/dkms"
+	modprobe imtcp || fail "modprobe imtcp failed"
+	[ "$(modinfo -n imtcp)" = "$MODS/updates/dkms/imtcp.ko" ] ||
+		fail "modinfo finds $(modinfo -n imtcp)"
+	[ -x /usr/bin/imtcp-stat ] || fail "no /usr/bin/imtcp-stat"
+	/usr/bin/imtcp-stat -V || fail "imtcp-stat -V failed"
+	[ -f /usr/share/man/man8/imtcp-stat.8.gz ] || fail "no man page"
+	ls /usr/share/imtcp/bpftrace/imtcp-estimates.bt > /dev/null ||
+		fail "no bpftrace scripts"
+}
+
+# A transfer on the installed module; the installed imtcp-stat, reading
+# while xfer keeps the socket open, shows its estimate.
+test_at_work() {
+	local row
+	topo_up 20mbit 20 || fail "test bed"
+	in_rcv "$XFER" recv -p 5701 2>/dev/null &
+	# xfer prints its result line, then keeps the socket open 3 s
+	in_snd "$XFER" send -c "$RCV_ADDR" -p 5701 -C imtcp -t 6 -H 3 \
+		> "$WORK/xfer" &
+	for _ in $(seq 300); do
+		[ -s "$WORK/xfer" ] && break
+		sleep 0.1
+	done
+	row=$(in_snd /usr/bin/imtcp-stat -j dport 5701)
+	wait
+	cat "$WORK/xfer"
+	echo "$row"
+	grep -q 'cc=imtcp' "$WORK/xfer" || fail "the transfer did not run on imtcp"
+	echo "$row" | grep -Eq '"estimate_bps":[1-9]' ||
+		fail "the installed imtcp-stat shows no estimate"
+	topo_down
+}
+
+test_remove() {
+	rmmod imtcp || fail "rmmod failed"
+	dpkg -r imtcp-tools imtcp-dkms > "$WORK/dpkg.out" 2>&1 ||
+		{ cat "$WORK/dpkg.out"; fail "dpkg -r failed"; }
+	[ -e "$MODS/updates/dkms/imtcp.ko" ] && fail "imtcp.ko still installed"
+	modprobe -n imtcp 2>/dev/null && fail "modprobe still finds imtcp"
+	[ -e /usr/bin/imtcp-stat ] && fail "imtcp-stat still installed"
+	[ -e "/usr/src/imtcp-$VERSION" ] && fail "sources still in /usr/src"
+	return 0
+}
+
+[ -n "${IMTCP_IN_VM:-}" ] ||
+	{ echo "1..0 # SKIP installs only inside the test VM"; exit $KSFT_SKIP; }
+command -v dkms >/dev/null || { echo "1..0 # SKIP no dkms (make deps)"; exit $KSFT_SKIP; }
+ls "$DEBS"/imtcp-dkms_"$VERSION"_all.deb >/dev/null 2>&1 ||
+	{ echo "1..0 # SKIP no packages in $DEBS: make deb"; exit $KSFT_SKIP; }
+[ -d "$MODS/build" ] || { echo "1..0 # SKIP no headers for $KVER"; exit $KSFT_SKIP; }
+imtcp_loaded && { unload_imtcp || { echo "1..0 # SKIP imtcp is in use"; exit $KSFT_SKIP; }; }
+trap cleanup EXIT
+# /lib/modules is /usr/lib/modules on Debian 12 (merged /usr); an
+# overlay of its own only where it is not
+mods_overlay() {
+	case $(realpath "$MODS") in
+	/usr/*) return 0 ;;
+	*) overlay "$MODS" ;;
+	esac
+}
+overlay /usr && overlay /var && mods_overlay ||
+	{ echo "1..0 # SKIP no overlayfs over the VM's root"; exit $KSFT_SKIP; }
+
+tap_begin 3
+run_test packages_install_and_load test_install
+run_test installed_module_and_tool_at_work test_at_work
+run_test packages_remove test_remove
+tap_end
