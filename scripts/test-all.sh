@@ -16,36 +16,30 @@ make -s module tools || { echo "0 passed, 1 failed"; exit 1; }
 
 count() { grep -cE "$1" "$2" | tr -d ' '; }
 
-# Kernel style: checkpatch --strict and sparse report nothing.
-if make -s check > build/check.log 2>&1; then
-	c_pass=1 c_fail=0
-	echo "ok - checkpatch --strict and sparse clean"
-else
-	c_pass=0 c_fail=1
-	cat build/check.log
-	echo "not ok - checkpatch/sparse findings (make check)"
-fi
+# host_check TARGET OK FAILED: make -s TARGET (its output in
+# build/TARGET.log, shown if it fails), one test case counted.
+c_pass=0 c_fail=0
+host_check() {
+	if make -s "$1" > "build/$1.log" 2>&1; then
+		c_pass=$((c_pass + 1))
+		echo "ok - $2"
+	else
+		c_fail=$((c_fail + 1))
+		cat "build/$1.log"
+		echo "not ok - $3"
+	fi
+}
 
+# Kernel style: checkpatch --strict and sparse report nothing.
+host_check check "checkpatch --strict and sparse clean" \
+	"checkpatch/sparse findings (make check)"
 # DKMS builds the module from its own copy of the sources (build/dkms);
 # the VM's imtcp_dkms.sh installs that build and loads it by name.
-if make -s dkms-build > build/dkms.log 2>&1; then
-	c_pass=$((c_pass + 1))
-	echo "ok - dkms builds imtcp (make dkms-build)"
-else
-	c_fail=$((c_fail + 1))
-	cat build/dkms.log
-	echo "not ok - dkms build failed (make dkms-build)"
-fi
-
+host_check dkms-build "dkms builds imtcp (make dkms-build)" \
+	"dkms build failed (make dkms-build)"
 # The Debian packages (build/deb); the VM's imtcp_deb.sh installs them.
-if make -s deb > build/deb.log 2>&1; then
-	c_pass=$((c_pass + 1))
-	echo "ok - Debian packages build (make deb)"
-else
-	c_fail=$((c_fail + 1))
-	cat build/deb.log
-	echo "not ok - Debian packages do not build (make deb)"
-fi
+host_check deb "Debian packages build (make deb)" \
+	"Debian packages do not build (make deb)"
 
 make -s unit 2>&1 | tee build/unit.log
 unit_rc=${PIPESTATUS[0]}
