@@ -209,17 +209,17 @@ dkms-source:
 	$(call dkms-src,$(DESTDIR)/usr/src)
 
 # Debian packages, imtcp-dkms and imtcp-tools (debian/), built with
-# dpkg-buildpackage from a copy of the tree's files in build/deb, where
-# the .deb files land.
+# dpkg-buildpackage from a copy of what they are made of (no build
+# products) in build/deb, where the .deb files land.
+DEB_SRC := Makefile Kbuild dkms.conf README debian kmod userspace
 deb:
 	@command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null || \
 		{ echo "imtcp: debhelper or dh-dkms missing (make deps)" >&2; exit 1; }
-	@git -C $(CURDIR) rev-parse --git-dir >/dev/null 2>&1 || \
-		{ echo "imtcp: make deb packs the files git tracks: run it in a git checkout" >&2; exit 1; }
 	rm -rf $(BUILD)/deb
 	mkdir -p $(BUILD)/deb/imtcp-$(DKMS_VERSION)
-	git -C $(CURDIR) ls-files -z | \
-		(cd $(CURDIR) && xargs -0 tar -cf -) | tar -xf - -C $(BUILD)/deb/imtcp-$(DKMS_VERSION)
+	tar -cf - --exclude='*.o' --exclude='.*.cmd' --exclude='*.ko' \
+		--exclude='*.mod' --exclude='*.mod.c' $(DEB_SRC) | \
+		tar -xf - -C $(BUILD)/deb/imtcp-$(DKMS_VERSION)
 	cd $(BUILD)/deb/imtcp-$(DKMS_VERSION) && dpkg-buildpackage -us -uc -b
 	@ls $(BUILD)/deb/*.deb
 
