@@ -607,8 +607,7 @@ static void track_busy(struct sock *sk, struct imtcp_meas *m,
 		       tp->srtt_us >> 3);
 	if (rs->delivered > 0 && rs->interval_us > 0 && !rs->is_app_limited)
 		imtcp_busy_rate(&m->busy, tp->tcp_mstamp, rs->delivered,
-				tp->mss_cache, rs->rcv_interval_us,
-				tp->srtt_us >> 3);
+				tp->mss_cache, rs->rcv_interval_us);
 }
 
 /* Per ACK, after Reno has updated the window. */

@@ -103,14 +103,14 @@ static bool not_above(u64 bits, u32 interval_us, u64 max_bps)
 
 /*
  * A rate sample: @delivered segments of @mss bytes over the @interval_us
- * that ended now. It counts if the queue stood all that time.
+ * that ended now. It counts if the queue stood all that time. Its ACK
+ * went through imtcp_busy_ack first, which moved the windows on.
  */
 void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
-		     u32 mss, u32 interval_us, u32 srtt_us)
+		     u32 mss, u32 interval_us)
 {
 	u64 bps;
 
-	next_window(b, now_us, srtt_us);
 	if (!delivered || !interval_us || now_us < b->since_us ||
 	    now_us - b->since_us < interval_us)
 		return;

@@ -22,7 +22,7 @@ void imtcp_busy_init(struct imtcp_busy *b, u64 now_us);
 void imtcp_busy_ack(struct imtcp_busy *b, u64 now_us, s64 rtt_us,
 		    u32 empty_us, u32 srtt_us);
 void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
-		     u32 mss, u32 interval_us, u32 srtt_us);
+		     u32 mss, u32 interval_us);
 u64 imtcp_busy_bps(const struct imtcp_busy *b);
 u64 imtcp_busy_floor_bps(const struct imtcp_busy *b);
 void imtcp_busy_measured(struct imtcp_busy *b);

@@ -30,7 +30,7 @@ static u64 deliver(struct imtcp_busy *b, u64 t, u32 dur_us, u64 mbit,
 
 	for (; t < end; t += 1000) {
 		imtcp_busy_ack(b, t, rtt_us, EMPTY, SRTT);
-		imtcp_busy_rate(b, t, segs_for(mbit, SRTT), MSS, SRTT, SRTT);
+		imtcp_busy_rate(b, t, segs_for(mbit, SRTT), MSS, SRTT);
 	}
 	return end;
 }
@@ -55,7 +55,8 @@ TEST(nothing_before_a_busy_interval)
 	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
 	EXPECT_EQ(50, rse);
 	/* a sample over an interval longer than the connection's life */
-	imtcp_busy_rate(&b, SRTT / 2, 10, MSS, SRTT, SRTT);
+	imtcp_busy_ack(&b, SRTT / 2, -1, EMPTY, SRTT);
+	imtcp_busy_rate(&b, SRTT / 2, 10, MSS, SRTT);
 	EXPECT_EQ(0, imtcp_busy_bps(&b));
 }
 
@@ -79,10 +80,11 @@ TEST(an_empty_queue_says_nothing)
 	/* one ACK without queue: samples reaching back past it do not count */
 	t = deliver(&b, t, 3 * SRTT, 20, BASE + 20000);
 	imtcp_busy_ack(&b, t, BASE, EMPTY, SRTT);
-	imtcp_busy_rate(&b, t + SRTT - 1000, segs_for(90, SRTT), MSS, SRTT,
-			SRTT);
+	imtcp_busy_ack(&b, t + SRTT - 1000, -1, EMPTY, SRTT);
+	imtcp_busy_rate(&b, t + SRTT - 1000, segs_for(90, SRTT), MSS, SRTT);
 	EXPECT_RATE(imtcp_busy_bps(&b), 20);
-	imtcp_busy_rate(&b, t + SRTT, segs_for(90, SRTT), MSS, SRTT, SRTT);
+	imtcp_busy_ack(&b, t + SRTT, -1, EMPTY, SRTT);
+	imtcp_busy_rate(&b, t + SRTT, segs_for(90, SRTT), MSS, SRTT);
 	EXPECT_RATE(imtcp_busy_bps(&b), 90);
 }
 
