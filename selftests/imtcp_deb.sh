@@ -53,14 +53,9 @@ test_install() {
 test_at_work() {
 	local row
 	topo_up 20mbit 20 || fail "test bed"
-	in_rcv "$XFER" recv -p 5701 2>/dev/null &
-	# xfer prints its result line, then keeps the socket open 3 s
-	in_snd "$XFER" send -c "$RCV_ADDR" -p 5701 -C imtcp -t 6 -H 3 \
-		> "$WORK/xfer" &
-	for _ in $(seq 300); do
-		[ -s "$WORK/xfer" ] && break
-		sleep 0.1
-	done
+	# the result line, then the socket stays open 3 s
+	send_held imtcp 5701 -t 6 -H 3 > "$WORK/xfer" &
+	wait_line "$WORK/xfer" 30
 	row=$(in_snd /usr/bin/imtcp-stat -j dport 5701)
 	wait
 	cat "$WORK/xfer"

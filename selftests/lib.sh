@@ -434,6 +434,32 @@ timed_send() {
 	echo "$line"
 }
 
+# send_held CC PORT [XFER SEND OPTIONS]: a transfer whose result line is
+# printed as soon as xfer prints it (timed_send prints it once xfer has
+# exited), so that with -H SECS a reader can look at the socket while it
+# stays open. Run it in the background, its output to a file, and
+# wait_line that file.
+send_held() {
+	local cc=$1 port=$2 rcv_pid
+	shift 2
+	in_rcv "$XFER" recv -p "$port" 2>/dev/null &
+	rcv_pid=$!
+	in_snd "$XFER" send -c "$RCV_ADDR" -p "$port" -C "$cc" "$@" ||
+		kill "$rcv_pid" 2>/dev/null
+	wait "$rcv_pid"
+}
+
+# wait_line FILE SECS: until FILE holds something (a transfer's result
+# line), at most SECS seconds; false if it never did.
+wait_line() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # overlay DIR: a writable layer in memory over DIR (inside the test VM,
 # whose root is the host's, read-only), so that a test can install into
 # it; overlays_down removes every layer, the last first.

@@ -47,27 +47,6 @@ mib_counts() {
 		     $1 == "TcpExtTCPSackRecovery" { r = $2 } END { print t + 0, p + 0, r + 0 }'
 }
 
-# send_bytes CC PORT BYTES: a transfer of BYTES bytes whose socket stays
-# open 2 s after its result line (for imtcp-stat to read).
-send_bytes() {
-	local rcv_pid
-	in_rcv "$XFER" recv -p "$2" 2>/dev/null &
-	rcv_pid=$!
-	in_snd "$XFER" send -c "$RCV_ADDR" -p "$2" -C "$1" -n "$3" -H 2 ||
-		kill "$rcv_pid" 2>/dev/null
-	wait "$rcv_pid"
-}
-
-# wait_line FILE SECS: until FILE holds a line (the transfer's result).
-wait_line() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		[ -s "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # run CASE REP FLOW PORT: one timed transfer; FLOW is imtcp, imtcp-off or
 # reno. Appends a CSV row.
 run() {
@@ -78,7 +57,7 @@ run() {
 	: > "$OUT/line"
 	in_snd nstat -n >/dev/null
 	if [ -n "$BYTES" ]; then
-		send_bytes "$cc" "$port" "$BYTES" > "$OUT/line" &
+		send_held "$cc" "$port" -n "$BYTES" -H 2 > "$OUT/line" &
 		wait_line "$OUT/line" 300
 	else
 		timed_send "$cc" "$port" "$SECS" -H 2 > "$OUT/line" &
