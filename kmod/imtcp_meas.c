@@ -539,6 +539,10 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 	struct imtcp_cu_view v;
 	u32 from = m->cu.state, flags, stream = m->cu.stream;
 
+	/* a measurement's streams all have the length it began with */
+	if (!m->cu.stream && m->cu.state != IMTCP_SEND &&
+	    m->cu.state != IMTCP_PASS)
+		m->cfg.n = imtcp_cu_stream_len(&m->cu);
 	view_of(sk, m, &v);
 	flags = imtcp_cu_step(&m->cu, m->cfg.n, m->cfg.k, &v);
 	WRITE_ONCE(m->pub.hold_us, m->cu.held_us);

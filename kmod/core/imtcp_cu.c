@@ -65,7 +65,9 @@
  * leave at the stream's rates. Such a sender's streams form from its
  * writes. So on a full bottleneck the connection measures as the paper
  * does, on a thin window it measures less often instead of sending less,
- * and an application-limited one measures on its writes.
+ * and an application-limited one measures on its writes, with streams
+ * as long as its writes where those are shorter than N
+ * (imtcp_cu_stream_len).
  */
 #include "imtcp_cu.h"
 
@@ -97,6 +99,8 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->resting = 0;
 	cu->failed_holds = 0;
 	cu->failures = 0;
+	cu->n_full = n;
+	cu->n_writes = 0;
 	cu->rest_until_us = 0;
 	cu->last_us = 0;
 	cu->free_us = 0;
@@ -106,6 +110,33 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->cost_us = 0;
 	cu->held_us = 0;
 	cu->stream_us = 0;
+}
+
+/*
+ * The length of the connection's next measurement's streams: N, or
+ * shorter where an application-limited sender's writes are shorter.
+ * Such a sender's streams form from its writes (see the top of this
+ * file), and a write of fewer than N segments never made one: its hold
+ * ended with the write's segments held and nothing more coming, or its
+ * stream ran dry after them, every time (a 2.5 Mbit/s sender of 25
+ * frames a second writes 8.6 segments of 1448 bytes per frame, and got
+ * no estimate at all). So where a hold or a stream of a sender the
+ * window does not limit ends short on IMTCP_N_MIN or more segments,
+ * the next measurement's streams are that long; where a stream starts
+ * with N held, or the window limits the sender, N again.
+ */
+u32 imtcp_cu_stream_len(const struct imtcp_cu *cu)
+{
+	return cu->n_writes ? cu->n_writes : cu->n_full;
+}
+
+/* An application-limited write gave only @segs segments at a time. */
+static void writes_short(struct imtcp_cu *cu, u32 segs)
+{
+	if (cu->limited || segs < IMTCP_N_MIN || segs >= cu->n_full)
+		return;
+	cu->n_writes = segs;
+	cu->m = min_t(u32, cu->m, segs);
 }
 
 /* The share of time (1-100 percent) that holds may cost. */
@@ -318,6 +349,8 @@ static u32 hold_failed(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	if (cu->failed_holds < U8_MAX)
 		cu->failed_holds++;
+	if (v->held < cu->m)
+		writes_short(cu, v->held);
 	count_failure(cu);
 	cu->resting = 1;
 	cu->rest_until_us = v->now_us + (v->srtt_us << shift);
@@ -332,6 +365,8 @@ static u32 step_store(struct imtcp_cu *cu, u32 n,
 	if (v->held >= cu->m && v->cwnd > n) {
 		cu->send_us = 0;
 		cu->send_charged = 0;
+		if (cu->limited || v->held >= cu->n_full)
+			cu->n_writes = 0;	/* the next streams: N again */
 		return goto_state(cu, IMTCP_SEND);
 	}
 	if (!may_hold(cu, n, v) || time_reached(v->now_us, cu->deadline_us))
@@ -351,6 +386,7 @@ static u32 step_send(struct imtcp_cu *cu, u32 n, u32 k,
 	if (v->slot_due && !v->held) {
 		if (cu->m < n)
 			cu->m++;
+		writes_short(cu, v->sent);
 		count_failure(cu);
 		cu->good = 0;
 		return IMTCP_CU_FAILED | goto_state(cu, IMTCP_EMPTY);

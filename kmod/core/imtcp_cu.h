@@ -59,6 +59,8 @@ struct imtcp_cu {
 	u8 resting;	/* a hold failed: none begins before rest_until_us */
 	u8 failed_holds;/* holds in a row that ended without a stream */
 	u8 failures;	/* holds and streams failed since the last result */
+	u8 n_full;	/* N, the stream length the connection was given */
+	u8 n_writes;	/* shorter streams, as the writes are (0: N) */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
 	u32 budget;	/* percent of time that holds may cost */
@@ -97,6 +99,7 @@ struct imtcp_cu_view {
 #define IMTCP_CU_STREAM_DONE	0x8	/* a stream was sent in full */
 
 void imtcp_cu_init(struct imtcp_cu *cu, u32 n);
+u32 imtcp_cu_stream_len(const struct imtcp_cu *cu);
 void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent);
 void imtcp_cu_set_free_starts(struct imtcp_cu *cu, u32 n);
 void imtcp_cu_estimated(struct imtcp_cu *cu);

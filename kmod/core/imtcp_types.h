@@ -69,4 +69,8 @@ static inline u64 imtcp_pacing_Bps(u64 rate_bps)
 	return rate_bps / 8;
 }
 
+/* Segments per stream (the paper's N): the range of stream_len. */
+#define IMTCP_N_MIN		5
+#define IMTCP_N_MAX		16
+
 #endif /* _IMTCP_TYPES_H */

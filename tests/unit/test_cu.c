@@ -332,6 +332,106 @@ TEST(dry_stream_raises_m_and_retries)
 	EXPECT_EQ(0, cu.stream);			/* same stream again */
 }
 
+/* An application-limited sender: a write of @segs segments, nothing else. */
+static struct imtcp_cu_view writes(u32 segs)
+{
+	struct imtcp_cu_view v = bulk();
+
+	v.in_flight = 0;
+	v.unsent = segs;
+	v.held = segs;
+	return v;
+}
+
+/*
+ * Writes of fewer than N segments end every hold short; the next
+ * measurement's streams are as long as the writes, and m no longer.
+ */
+TEST(short_writes_shorten_the_streams)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(8);
+	u32 f;
+
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+	cu.deadline_us = 5000;
+	f = imtcp_cu_step(&cu, N, K, &v);	/* 8 held, nothing in flight */
+	EXPECT_TRUE(f & IMTCP_CU_FAILED);
+	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));
+	EXPECT_EQ(8, cu.m);
+	v.now_us += 100000;			/* the rest is over */
+	imtcp_cu_step(&cu, 8, K, &v);		/* the next write of 8 */
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	imtcp_cu_step(&cu, 8, K, &v);
+	EXPECT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));
+}
+
+/* A stream that a short write left dry: streams of what it sent. */
+TEST(a_stream_dry_after_a_short_write_shortens_the_streams)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(N);
+	u32 f;
+
+	cu.m = 4;
+	cu.deadline_us = 5000;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_SEND, cu.state);
+	v.held = 0;
+	v.unsent = 0;
+	v.sent = 7;
+	v.slot_due = true;
+	f = imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_TRUE(f & IMTCP_CU_FAILED);
+	EXPECT_EQ(7, imtcp_cu_stream_len(&cu));
+	EXPECT_EQ(5, cu.m);
+}
+
+/* A stream that starts with N held: the next streams are N long again. */
+TEST(writes_of_n_bring_back_full_streams)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(6);
+
+	cu.deadline_us = 5000;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(6, imtcp_cu_stream_len(&cu));
+	v = writes(N + 5);
+	v.now_us += 100000;
+	imtcp_cu_step(&cu, 6, K, &v);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	imtcp_cu_step(&cu, 6, K, &v);
+	EXPECT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+}
+
+/*
+ * Not shortened: a hold that a window-limited sender's window ended, and
+ * writes too short for any stream (fewer than IMTCP_N_MIN segments).
+ */
+TEST(only_application_limited_writes_of_n_min_shorten)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = bulk();
+
+	cu.deadline_us = 5000;
+	v.held = 6;
+	v.now_us = 5000;			/* the window kept the rest */
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+	cu = started();
+	cu.deadline_us = 5000;
+	v = writes(IMTCP_N_MIN - 1);
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+	EXPECT_EQ(N, cu.m);
+}
+
 TEST(m_shrinks_after_f_good_measurements)
 {
 	struct imtcp_cu cu = started();
