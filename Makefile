@@ -19,7 +19,7 @@
 #                     VM, ss -ti and imtcp's estimates as it runs
 #   make deps         install what all of the above need (Debian 12, as root)
 #   make install      imtcp.ko under /lib/modules/<its kernel>/updates (then
-#                     depmod), imtcp-stat, its man page and the bpftrace
+#                     depmod), imtcp-stat, imtcp-media, their man pages and the bpftrace
 #                     scripts under PREFIX (/usr/local); DESTDIR honoured
 #                     (then no depmod)
 #   make uninstall    remove what make install put there
@@ -151,17 +151,20 @@ MODVER = $(shell modinfo -F vermagic $(CURDIR)/imtcp.ko 2>/dev/null | cut -d' ' 
 MODDIR = $(DESTDIR)/lib/modules/$(MODVER)/updates
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 MAN8DIR = $(DESTDIR)$(PREFIX)/share/man/man8
+MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
 BTDIR = $(DESTDIR)$(PREFIX)/share/imtcp/bpftrace
 BTFILES = $(notdir $(wildcard userspace/bpftrace/*.bt))
 
 stat:
 	$(MAKE) -C userspace
 
-# The tools alone: imtcp-stat, its man page, the bpftrace scripts (what
-# the imtcp-tools package holds).
+# The tools alone: imtcp-stat, imtcp-media, their man pages, the bpftrace
+# scripts (what the imtcp-tools package holds).
 install-tools: stat
 	install -D -m 755 $(BUILD)/userspace/imtcp-stat $(BINDIR)/imtcp-stat
+	install -D -m 755 $(BUILD)/userspace/imtcp-media $(BINDIR)/imtcp-media
 	install -D -m 644 userspace/imtcp-stat.8 $(MAN8DIR)/imtcp-stat.8
+	install -D -m 644 userspace/imtcp-media.1 $(MAN1DIR)/imtcp-media.1
 	install -d $(BTDIR)
 	install -m 755 $(addprefix userspace/bpftrace/,$(BTFILES)) $(BTDIR)/
 
@@ -180,6 +183,7 @@ uninstall:
 		echo "imtcp: remove /lib/modules/*/updates/imtcp.ko by hand" >&2; \
 		exit 1; fi
 	rm -f $(MODDIR)/imtcp.ko $(BINDIR)/imtcp-stat $(MAN8DIR)/imtcp-stat.8 \
+		$(BINDIR)/imtcp-media $(MAN1DIR)/imtcp-media.1 \
 		$(addprefix $(BTDIR)/,$(BTFILES))
 	-rmdir $(BTDIR) $(dir $(BTDIR)) 2>/dev/null
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(MODVER)"; \

@@ -44,6 +44,8 @@ test_install() {
 	[ -x /usr/bin/imtcp-stat ] || fail "no /usr/bin/imtcp-stat"
 	/usr/bin/imtcp-stat -V || fail "imtcp-stat -V failed"
 	[ -f /usr/share/man/man8/imtcp-stat.8.gz ] || fail "no man page"
+	/usr/bin/imtcp-media -V || fail "no /usr/bin/imtcp-media"
+	[ -f /usr/share/man/man1/imtcp-media.1.gz ] || fail "no imtcp-media.1"
 	ls /usr/share/imtcp/bpftrace/imtcp-estimates.bt > /dev/null ||
 		fail "no bpftrace scripts"
 }
@@ -73,6 +75,7 @@ test_remove() {
 	[ -e "$MODS/updates/dkms/imtcp.ko" ] && fail "imtcp.ko still installed"
 	modprobe -n imtcp 2>/dev/null && fail "modprobe still finds imtcp"
 	[ -e /usr/bin/imtcp-stat ] && fail "imtcp-stat still installed"
+	[ -e /usr/bin/imtcp-media ] && fail "imtcp-media still installed"
 	[ -e "/usr/src/imtcp-$VERSION" ] && fail "sources still in /usr/src"
 	return 0
 }

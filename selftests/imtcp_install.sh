@@ -30,13 +30,15 @@ test_destdir() {
 		{ cat "$WORK/stage.out"; fail "make install DESTDIR failed"; }
 	(cd "$d" && find . -type f | sort)
 	for f in "lib/modules/$KVER/updates/imtcp.ko" usr/local/bin/imtcp-stat \
-		 usr/local/share/man/man8/imtcp-stat.8 \
+		 usr/local/share/man/man8/imtcp-stat.8 usr/local/bin/imtcp-media \
+		 usr/local/share/man/man1/imtcp-media.1 \
 		 usr/local/share/imtcp/bpftrace/imtcp-estimates.bt \
 		 usr/local/share/imtcp/bpftrace/imtcp-streams.bt \
 		 usr/local/share/imtcp/bpftrace/imtcp-holds.bt; do
 		[ -f "$d/$f" ] || fail "$f not staged"
 	done
 	[ -x "$d/usr/local/bin/imtcp-stat" ] || fail "imtcp-stat not executable"
+	[ -x "$d/usr/local/bin/imtcp-media" ] || fail "imtcp-media not executable"
 	[ -e "$d/lib/modules/$KVER/modules.dep" ] && fail "depmod ran on DESTDIR"
 	grep -q depmod "$WORK/stage.out" && fail "depmod ran on DESTDIR"
 	make -s -C "$TOP" uninstall DESTDIR="$d" || fail "make uninstall DESTDIR failed"
@@ -63,11 +65,14 @@ test_install_loads_by_name() {
 	sysctl -qw net.ipv4.tcp_congestion_control="$old"
 	rmmod imtcp || fail "rmmod after the sysctl failed"
 	PATH=/usr/local/bin:/usr/bin:/bin imtcp-stat -V || fail "imtcp-stat not on PATH"
+	PATH=/usr/local/bin:/usr/bin:/bin imtcp-media -V || fail "imtcp-media not on PATH"
 	[ -x /usr/local/share/imtcp/bpftrace/imtcp-estimates.bt ] ||
 		fail "bpftrace scripts not installed"
 	if command -v man >/dev/null; then
 		MANPATH=/usr/local/share/man man -w imtcp-stat ||
 			fail "man page not found"
+		MANPATH=/usr/local/share/man man -w imtcp-media ||
+			fail "imtcp-media's man page not found"
 	fi
 }
 
@@ -76,6 +81,8 @@ test_uninstall() {
 	[ -e "$MODS/updates/imtcp.ko" ] && fail "imtcp.ko still installed"
 	[ -e /usr/local/bin/imtcp-stat ] && fail "imtcp-stat still installed"
 	[ -e /usr/local/share/man/man8/imtcp-stat.8 ] && fail "man page still installed"
+	[ -e /usr/local/bin/imtcp-media ] && fail "imtcp-media still installed"
+	[ -e /usr/local/share/man/man1/imtcp-media.1 ] && fail "imtcp-media.1 still installed"
 	[ -e /usr/local/share/imtcp ] && fail "bpftrace scripts still installed"
 	modprobe -n imtcp 2>/dev/null && fail "modprobe still finds imtcp"
 	return 0
