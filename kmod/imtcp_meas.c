@@ -115,7 +115,7 @@ static const struct kernel_param_ops fail_alloc_ops = {
 };
 
 module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
-MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10)");
+MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10); an application-limited sender's streams are as long as its writes, 5-16");
 module_param_cb(streams, &streams_ops, &streams, 0644);
 MODULE_PARM_DESC(streams, "streams per measurement, k (1-8, default 2)");
 module_param_cb(noise_us, &noise_ops, &noise_us, 0644);

@@ -399,12 +399,40 @@ TEST(writes_of_n_bring_back_full_streams)
 	cu.deadline_us = 5000;
 	imtcp_cu_step(&cu, N, K, &v);
 	ASSERT_EQ(6, imtcp_cu_stream_len(&cu));
-	v = writes(N + 5);
+	v = writes(N);
 	v.now_us += 100000;
 	imtcp_cu_step(&cu, 6, K, &v);
 	ASSERT_EQ(IMTCP_STORE, cu.state);
 	imtcp_cu_step(&cu, 6, K, &v);
 	EXPECT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+}
+
+/*
+ * Writes longer than N: streams as long as the writes, up to IMTCP_N_MAX;
+ * a window-limited sender's streams are N long whatever it holds.
+ */
+TEST(long_writes_lengthen_the_streams)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(N + 5);
+
+	cu.deadline_us = 5000;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(N + 5, imtcp_cu_stream_len(&cu));
+	cu = started();
+	cu.deadline_us = 5000;
+	v = writes(4 * IMTCP_N_MAX);
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(IMTCP_N_MAX, imtcp_cu_stream_len(&cu));
+	cu = started();
+	cu.deadline_us = 5000;
+	v = bulk();
+	v.held = N + 5;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_SEND, cu.state);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 }
 
