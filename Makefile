@@ -13,6 +13,8 @@
 #   make bench        goodput benchmark, imtcp against reno, inside a VM
 #   make bench-path   is the benchmarks' test bed faithful? (VM; exit 1 if not)
 #   make bench-accuracy  the estimate against a known available bandwidth
+#   make bench-media  imtcp-media picking its bitrate from imtcp's estimate,
+#                     from tcpi_delivery_rate, or fixed, as the room changes
 #   make record       record the module's measurements in a VM as replay
 #                     files for the unit tests (build/replays)
 #   make demo         the main job: a shaped transfer with cross traffic in a
@@ -49,7 +51,7 @@ MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
 		     $(CURDIR)/kmod/uapi/*.h)
 
 .PHONY: all module clean check style unit tools test vm-test bench demo deps \
-	ksrc bench-accuracy bench-path record install uninstall stat \
+	ksrc bench-accuracy bench-media bench-path record install uninstall stat \
 	dkms-install dkms-uninstall dkms-build debug-kernel vm-test-debug \
 	install-tools dkms-source deb
 
@@ -116,6 +118,10 @@ bench-accuracy: module tools
 	scripts/install-deps.sh --bench
 	scripts/vm/run-vm.sh --name accuracy --timeout 3600 -- \
 		scripts/bench/accuracy.sh
+
+bench-media: module tools
+	scripts/vm/run-vm.sh --name media --timeout 1200 -- \
+		scripts/bench/media.sh
 
 record: module tools
 	scripts/vm/run-vm.sh --name record --timeout 600 -- scripts/bench/record.sh

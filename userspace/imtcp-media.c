@@ -394,12 +394,14 @@ static void print_pick(double t_s, const struct figures *f, unsigned int rung,
 	char a[32], b[32], c[32];
 
 	if (opt.json) {
-		printf("{\"event\":\"pick\",\"t_s\":%.3f,\"estimate_bps\":%" PRIu64
+		printf("{\"event\":\"pick\",\"t_s\":%.3f,\"mono_s\":%.3f"
+		       ",\"estimate_bps\":%" PRIu64
 		       ",\"estimate_age_ms\":%u,\"delivery_bps\":%" PRIu64
 		       ",\"app_limited\":%s,\"srtt_us\":%u,\"by\":\"%s\""
 		       ",\"rung\":%u,\"rate_bps\":%" PRIu64 ",\"refresh\":%s"
 		       ",\"frames\":%" PRIu64 ",\"behind\":%" PRIu64 "}\n",
-		       t_s, f->estimate_bps, f->age_ms, f->delivery_bps,
+		       t_s, now_ns() / 1e9, f->estimate_bps, f->age_ms,
+		       f->delivery_bps,
 		       f->app_limited ? "true" : "false", f->srtt_us,
 		       pick_names[opt.pick], rung, opt.ladder_bps[rung],
 		       refresh ? "true" : "false", s->frames, s->behind);
