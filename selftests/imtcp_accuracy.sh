@@ -35,12 +35,6 @@ keep_traces() {
 }
 trap 'trace_stop /dev/null 2>/dev/null; topo_down; keep_traces' EXIT
 
-# payload Mbit/s that put PCT % of C on the wire as cross traffic
-cross_payload() {
-	awk -v c=$C -v p="$1" -v l="$MSS_BYTES" \
-		'BEGIN { printf "%.3f", c * p / 100 * l / (l + 42) }'
-}
-
 # uptime_s: the guest's clock in seconds, as the trace (mono) reads it
 uptime_s() {
 	local t
@@ -97,7 +91,7 @@ carried() {
 
 test_steady() {
 	local t0 x a line r rc=0 snd
-	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -b "$(cross_payload 40)" \
+	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -b "$(cross_payload $C 40)" \
 		-t 25 -C -l "$MSS_BYTES" -s 7 >/dev/null &
 	sleep 2
 	trace_start imtcp/imtcp_estimate || fail "tracing"
@@ -123,7 +117,7 @@ test_steady() {
 test_step() {
 	local t0 x1 x2 a1 a2 line r1 r2 rc=0 gen snd
 	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -C -l "$MSS_BYTES" -s 9 \
-		-r "$(cross_payload 20):12 $(cross_payload 60):16" >/dev/null &
+		-r "$(cross_payload $C 20):12 $(cross_payload $C 60):16" >/dev/null &
 	gen=$!
 	sleep 2
 	trace_start imtcp/imtcp_estimate || fail "tracing"

@@ -26,12 +26,6 @@ export SHAPE_BURST=$BENCH_BUCKET_BYTES
 WORK=$(mktemp -d)
 trap 'topo_down; rm -rf "$WORK"' EXIT
 
-# payload Mbit/s that put PCT % of C on the wire as cross traffic
-cross_payload() {
-	awk -v c=$C -v p="$1" -v l="$MSS_BYTES" \
-		'BEGIN { printf "%.3f", c * p / 100 * l / (l + 42) }'
-}
-
 # median_rung FILE FROM TO: the median rung the sender picked from FROM
 # to TO seconds (its own clock), -1 if it picked nothing there
 median_rung() {
@@ -56,25 +50,15 @@ for line in open(sys.argv[1]):
         print(ev[sys.argv[2]])' "$@"
 }
 
-# listening PORT: until the receiver listens on TCP PORT (a program takes
-# a second or more to start under TCG); false after 20 s
-listening() {
-	for _ in $(seq 100); do
-		[ -n "$(in_rcv ss -Hltn "sport = :$1")" ] && return 0
-		sleep 0.2
-	done
-	echo "nothing listens on port $1 of the receiver after 20 s"
-	return 1
-}
-
 run_media() {
-	local x=$(cross_payload 80) gen rcv
+	local x gen rcv
+	x=$(cross_payload $C 80)
 	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -C -l "$MSS_BYTES" -s 11 \
 		-r "$x:$PHASE 0:$PHASE $x:$((PHASE + 2))" > /dev/null &
 	gen=$!
 	in_rcv "$MEDIA" recv -j 5601 > "$WORK/recv.json" 2> "$WORK/recv.err" &
 	rcv=$!
-	listening 5601 || { kill "$rcv"; kill "$gen"; return 1; }
+	rcv_listening 5601 || { kill "$rcv"; kill "$gen"; return 1; }
 	in_snd "$MEDIA" send -j -t $((3 * PHASE)) $RCV_ADDR 5601 \
 		> "$WORK/send.json" 2> "$WORK/send.err"
 	echo "sender exit $?" > "$WORK/send.rc"

@@ -316,6 +316,43 @@ time.sleep(1e6)' >/dev/null 2>&1 &
 	return 1
 }
 
+# cross_payload C_MBIT PCT: the payload Mbit/s of full-size datagrams
+# (MSS_BYTES, plus 42 bytes of UDP, IP and Ethernet headers) that put PCT
+# % of a bottleneck of C_MBIT on the wire
+cross_payload() {
+	awk -v c="$1" -v p="$2" -v l="$MSS_BYTES" \
+		'BEGIN { printf "%.3f", c * p / 100 * l / (l + 42) }'
+}
+
+# sample_cross FILE: monotonic time and the router's r2 rx_bytes (the
+# cross traffic) every 100 ms, until killed; prints its PID. ip netns
+# exec execs python, so the PID is the sampler's own (through in_rtr it
+# would be a subshell's, and killing that left the sampler running).
+sample_cross() {
+	ip netns exec "$NS_RTR" python3 -c '
+import sys, time
+f = open(sys.argv[1], "w")
+while True:
+    with open("/sys/class/net/r2/statistics/rx_bytes") as c:
+        f.write(f"{time.monotonic():.6f} {c.read().strip()}\n")
+    f.flush()
+    time.sleep(0.1)' "$1" > /dev/null 2>&1 &
+	echo $!
+}
+
+# rcv_listening PORT: until something listens on TCP PORT of the
+# receiver (a program takes a second or more to start under TCG); false
+# after 20 s
+rcv_listening() {
+	local i
+	for i in $(seq 100); do
+		[ -n "$(in_rcv ss -Hltn "sport = :$1")" ] && return 0
+		sleep 0.2
+	done
+	echo "nothing listens on port $1 of the receiver after 20 s" >&2
+	return 1
+}
+
 # counter_rate_mbps NS DEV SECS: bytes received on DEV in namespace NS,
 # as Mbit/s averaged over about SECS seconds. The interval is timed
 # where the counter is read, by shell builtins: no process starts

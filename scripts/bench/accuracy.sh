@@ -117,22 +117,6 @@ echo "netem delay $(netem_us 20) us each way (the emulation adds $SHAPE_TRIM_US 
 udp_sink || exit 1	# the cross-traffic generator sends to port 9
 port=6100
 
-# sample_cross FILE: monotonic time and r2 rx_bytes every 100 ms, until
-# killed; prints its PID. ip netns exec execs python, so the PID is the
-# sampler's own (through in_rtr it would be a subshell's, and killing
-# that left the sampler running to the end of the benchmark).
-sample_cross() {
-	ip netns exec "$NS_RTR" python3 -c '
-import sys, time
-f = open(sys.argv[1], "w")
-while True:
-    with open("/sys/class/net/r2/statistics/rx_bytes") as c:
-        f.write(f"{time.monotonic():.6f} {c.read().strip()}\n")
-    f.flush()
-    time.sleep(0.1)' "$1" > /dev/null 2>&1 &
-	echo $!
-}
-
 # cross_profile KIND "MBIT:SECS ...": cross traffic (cbr or poisson), one
 # rate after another, from one generator process on one schedule, so
 # that the steps follow each other without a gap (an iperf3 client per

@@ -52,33 +52,7 @@ topo_up ${C}mbit 20 && cross_up && calibrate_rtt ${C}mbit 20 ||
 	{ echo "cannot build the test bed"; exit 1; }
 udp_sink || exit 1
 
-# payload Mbit/s that put PCT % of C on the wire
-cross_payload() {
-	awk -v c=$C -v p="$1" -v l="$MSS_BYTES" \
-		'BEGIN { printf "%.3f", c * p / 100 * l / (l + 42) }'
-}
-PROFILE="0:$SECS $(cross_payload 73):$SECS $(cross_payload 33):$((SECS + 10))"
-
-# as in accuracy.sh: monotonic time and r2 rx_bytes every 100 ms
-sample_cross() {
-	ip netns exec "$NS_RTR" python3 -c '
-import sys, time
-f = open(sys.argv[1], "w")
-while True:
-    with open("/sys/class/net/r2/statistics/rx_bytes") as c:
-        f.write(f"{time.monotonic():.6f} {c.read().strip()}\n")
-    f.flush()
-    time.sleep(0.1)' "$1" > /dev/null 2>&1 &
-	echo $!
-}
-
-listening() {
-	for _ in $(seq 100); do
-		[ -n "$(in_rcv ss -Hltn "sport = :$1")" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
+PROFILE="0:$SECS $(cross_payload $C 73):$SECS $(cross_payload $C 33):$((SECS + 10))"
 
 # run_one BY PORT SENDER-OPTIONS...: one sender over the whole profile
 run_one() {
@@ -87,7 +61,7 @@ run_one() {
 	sampler=$(sample_cross "$OUT/media-$by.cross")
 	in_rcv "$MEDIA" recv -j "$port" > "$OUT/media-$by.recv" 2>&1 &
 	rcv=$!
-	listening "$port" || { echo "media: receiver did not listen" >&2; return 1; }
+	rcv_listening "$port" || return 1
 	python3 -c 'import time; print(f"{time.monotonic():.6f}")' > "$OUT/media-$by.t0"
 	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -C -l "$MSS_BYTES" \
 		-s $RANDOM -r "$PROFILE" > /dev/null &
