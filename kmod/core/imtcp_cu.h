@@ -60,7 +60,7 @@ struct imtcp_cu {
 	u8 failed_holds;/* holds in a row that ended without a stream */
 	u8 failures;	/* holds and streams failed since the last result */
 	u8 n_full;	/* N, the stream length the connection was given */
-	u8 n_writes;	/* shorter streams, as the writes are (0: N) */
+	u8 n_writes;	/* streams as long as the writes (0: N) */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
 	u32 budget;	/* percent of time that holds may cost */
