@@ -408,9 +408,10 @@ def table(outdir, c):
     burst = os.environ.get("SHAPE_BURST", "?")
     cross = os.environ.get("CROSS_BYTES", "?")
     frame = os.environ.get("S4_FRAME", "?")
+    s4_mbit = os.environ.get("S4_MBIT", "5")
     p(f"Module parameters: {params if params else 'defaults'}; tbf bucket "
       f"{burst} bytes; cross-traffic datagrams of {cross} bytes; S4 writes "
-      f"every {frame} ms.")
+      f"{s4_mbit} Mbit/s, every {frame} ms.")
     p()
     ppath = os.path.join(outdir, "path.txt")
     if os.path.exists(ppath):

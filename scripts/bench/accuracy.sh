@@ -19,8 +19,9 @@
 #       profile) each, CBR
 #   S2  CBR cross traffic at 0, 20, 40, 60, 80 % of C, BENCH_SECS (20)
 #   S3  Poisson cross traffic (selftests/poisson.c) at 30 and 60 % of C
-#   S4  application-limited senders writing 5 Mbit/s in chunks, one
-#       every BENCH_S4_FRAME_MS (40, a 25 frames/s video sender), CBR
+#   S4  application-limited senders writing BENCH_S4_MBIT (5) Mbit/s in
+#       chunks, one every BENCH_S4_FRAME_MS (40, a 25 frames/s video
+#       sender), CBR
 #       cross traffic at 60 % of C leaving A = 40 % of C
 #   S5  no cross traffic: 4 imtcp flows together (Jain's index), one
 #       imtcp and one reno flow together (share), started in both
@@ -71,6 +72,9 @@ ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S5}
 export S4_FRAME=${BENCH_S4_FRAME_MS:-40}	# and for the table
 in_range "$S4_FRAME" 1 10000 ||
 	{ echo "BENCH_S4_FRAME_MS: milliseconds between writes, 1-10000" >&2; exit 2; }
+export S4_MBIT=${BENCH_S4_MBIT:-5}	# and for the table
+in_range "$S4_MBIT" 1 1000 ||
+	{ echo "BENCH_S4_MBIT: S4's sending rate, 1-1000 Mbit/s" >&2; exit 2; }
 OUT=${IMTCP_OUT:-$TOP/build/bench}
 PY=$TOP/scripts/bench/accuracy.py
 # tbf's bucket: lib.sh's BENCH_BUCKET_BYTES (four frames at MTU 1500,
@@ -216,7 +220,7 @@ if want S3; then
 		scenario "S3-$pct" poisson "$(p $pct):$SECS"
 	done
 fi
-want S4 && scenario S4 cbr "$(p 60):$SECS" -r 5 -F "$S4_FRAME"
+want S4 && scenario S4 cbr "$(p 60):$SECS" -r "$S4_MBIT" -F "$S4_FRAME"
 if want S5; then
 	for r in $(seq "$S5_REPS"); do
 		together S5-4imtcp-r$r imtcp imtcp imtcp imtcp
