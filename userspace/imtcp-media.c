@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "imtcp_fmt.h"
 #include "uapi/imtcp.h"
 
 #ifndef IMTCP_STAT_VERSION
@@ -77,7 +78,7 @@ static const char * const pick_names[] = {
 };
 
 static struct {
-	double secs;			/* 0: until interrupted */
+	double secs;			/* run time, s; 0: until interrupted */
 	unsigned int fps;
 	uint64_t ladder_bps[RUNGS_MAX];
 	unsigned int rungs;
@@ -125,18 +126,14 @@ static uint64_t Bps_to_bps(uint64_t rate_Bps)
 	return rate_Bps * 8;
 }
 
-/* 28100000 -> "28.1Mbps", as ss prints rates. */
+/* A rate as ss prints it; "-" for none (0). */
 static const char *rate_str(uint64_t bps, char *buf, size_t len)
 {
-	if (!bps)
+	if (!bps) {
 		snprintf(buf, len, "-");
-	else if (bps >= 1000000000ULL)
-		snprintf(buf, len, "%.2fGbps", bps / 1e9);
-	else if (bps >= 1000000)
-		snprintf(buf, len, "%.1fMbps", bps / 1e6);
-	else
-		snprintf(buf, len, "%.1fKbps", bps / 1e3);
-	return buf;
+		return buf;
+	}
+	return imtcp_rate_str(bps, buf, len);
 }
 
 /* "2.5" (Mbit/s) -> 2500000; false unless a rate in (0, RATE_MAX_BPS]. */
@@ -457,9 +454,10 @@ static uint64_t figure_for_pick(const struct figures *f)
 
 static int run_send(const char *host, const char *port)
 {
-	uint64_t max_frame = opt.ladder_bps[opt.rungs - 1] / 8 / opt.fps;
-	int64_t t0, frame_ns = NS_PER_S / opt.fps, next_frame, next_pick;
-	int64_t pick_ns = (int64_t)opt.interval_ms * 1000000, t, last;
+	uint64_t max_frame_bytes = opt.ladder_bps[opt.rungs - 1] / 8 / opt.fps;
+	int64_t t0_ns, frame_ns = NS_PER_S / opt.fps, next_frame_ns;
+	int64_t pick_ns = (int64_t)opt.interval_ms * 1000000, next_pick_ns;
+	int64_t t_ns, last_ns;
 	struct send_stats s = { 0 };
 	unsigned int rung;
 	struct figures f;
@@ -469,10 +467,10 @@ static int run_send(const char *host, const char *port)
 	char *buf;
 	int fd;
 
-	buf = calloc(1, max_frame + sizeof(struct frame_hdr));
+	buf = calloc(1, max_frame_bytes + sizeof(struct frame_hdr));
 	if (!buf) {
 		fprintf(stderr, "imtcp-media: no memory for a frame of %" PRIu64
-			" bytes\n", max_frame);
+			" bytes\n", max_frame_bytes);
 		return 1;
 	}
 	fd = dial(host, port);
@@ -482,11 +480,12 @@ static int run_send(const char *host, const char *port)
 	}
 	mss = mss_of(fd);
 	rung = start_rung(mss);
-	t0 = now_ns();
-	last = t0;
-	next_frame = t0;
-	next_pick = t0 + pick_ns;
-	while (!stop && (!opt.secs || now_ns() - t0 < opt.secs * NS_PER_S)) {
+	t0_ns = now_ns();
+	last_ns = t0_ns;
+	next_frame_ns = t0_ns;
+	next_pick_ns = t0_ns + pick_ns;
+	while (!stop &&
+	       (!opt.secs || now_ns() - t0_ns < opt.secs * NS_PER_S)) {
 		uint64_t bytes = opt.ladder_bps[rung] / 8 / opt.fps;
 
 		if (bytes < sizeof(struct frame_hdr))
@@ -495,16 +494,16 @@ static int run_send(const char *host, const char *port)
 			break;
 		s.frames++;
 		s.bytes += bytes;
-		next_frame += frame_ns;
-		t = now_ns();
-		if (t > next_frame)
+		next_frame_ns += frame_ns;
+		t_ns = now_ns();
+		if (t_ns > next_frame_ns)
 			s.behind++;	/* the write took past the next slot */
-		if (t >= next_pick) {
+		if (t_ns >= next_pick_ns) {
 			unsigned int was = rung;
 			bool refresh;
 
-			s.secs_on[rung] += (t - last) / 1e9;
-			last = t;
+			s.secs_on[rung] += (t_ns - last_ns) / 1e9;
+			last_ns = t_ns;
 			read_figures(fd, &f);
 			refresh = refresh_needed(&f, rung, mss);
 			if (refresh)
@@ -512,16 +511,17 @@ static int run_send(const char *host, const char *port)
 			else if (opt.pick != PICK_FIXED)
 				rung = pick_rung(figure_for_pick(&f), rung);
 			s.switches += rung != was;
-			print_pick((t - t0) / 1e9, &f, rung, refresh, &s, first);
+			print_pick((t_ns - t0_ns) / 1e9, &f, rung, refresh, &s,
+				   first);
 			first = false;
-			while (next_pick <= t)
-				next_pick += pick_ns;
+			while (next_pick_ns <= t_ns)
+				next_pick_ns += pick_ns;
 		}
-		sleep_until_ns(next_frame);
+		sleep_until_ns(next_frame_ns);
 	}
-	t = now_ns();
-	s.secs_on[rung] += (t - last) / 1e9;
-	print_send_end((t - t0) / 1e9, &s);
+	t_ns = now_ns();
+	s.secs_on[rung] += (t_ns - last_ns) / 1e9;
+	print_send_end((t_ns - t0_ns) / 1e9, &s);
 	close(fd);
 	free(buf);
 	return 0;
@@ -679,7 +679,7 @@ static void print_recv_end(double t_s, struct recv_stats *r)
 /* Frames from @fd until it closes; 0 for a clean end, 1 for an error. */
 static int receive(int fd, struct recv_stats *r)
 {
-	int64_t t0 = now_ns(), next_sec = t0 + NS_PER_S;
+	int64_t t0_ns = now_ns(), next_sec_ns = t0_ns + NS_PER_S;
 	static char buf[1 << 16];
 	struct frame_hdr h;
 	bool first = true;
@@ -718,14 +718,14 @@ static int receive(int fd, struct recv_stats *r)
 		account_frame(r, ntohl(h.seq), now_ns());
 		r->bytes += ntohl(h.bytes);
 		r->sec_bytes += ntohl(h.bytes);
-		while (now_ns() >= next_sec) {
-			print_recv_second((next_sec - t0) / 1e9, r, first);
+		while (now_ns() >= next_sec_ns) {
+			print_recv_second((next_sec_ns - t0_ns) / 1e9, r, first);
 			first = false;
-			next_sec += NS_PER_S;
+			next_sec_ns += NS_PER_S;
 		}
 	}
 out:
-	print_recv_end((now_ns() - t0) / 1e9, r);
+	print_recv_end((now_ns() - t0_ns) / 1e9, r);
 	return rc;
 }
 

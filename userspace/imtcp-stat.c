@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "imtcp_fmt.h"
 #include "imtcp_nlerr.h"
 #include "uapi/imtcp.h"
 
@@ -88,19 +89,6 @@ static const char *bound_name(uint8_t b)
 	}
 }
 
-/* 28100000 -> "28.1Mbps", as ss prints rates. */
-static const char *rate(uint64_t bps, char *buf, size_t len)
-{
-	if (bps >= 1000000000ULL)
-		snprintf(buf, len, "%.2fGbps", bps / 1e9);
-	else if (bps >= 1000000)
-		snprintf(buf, len, "%.1fMbps", bps / 1e6);
-	else if (bps >= 1000)
-		snprintf(buf, len, "%.1fKbps", bps / 1e3);
-	else
-		snprintf(buf, len, "%" PRIu64 "bps", bps);
-	return buf;
-}
 
 /* Print an error from the kernel: the extended ACK's message if any. */
 static int cb_error(const struct nlmsghdr *nlh, void *data)
@@ -324,8 +312,9 @@ static void print_table_row(const struct row *r)
 
 	endpoint(l, sizeof(l), r->saddr, r->sport, r->family);
 	endpoint(p, sizeof(p), r->daddr, r->dport, r->family);
-	snprintf(rg, sizeof(rg), "%s-%s", rate(r->lo, lo, sizeof(lo)),
-		 rate(r->hi, hi, sizeof(hi)));
+	snprintf(rg, sizeof(rg), "%s-%s",
+		 imtcp_rate_str(r->lo, lo, sizeof(lo)),
+		 imtcp_rate_str(r->hi, hi, sizeof(hi)));
 	if (r->est)
 		snprintf(age, sizeof(age), "%ums", r->age);
 	else
@@ -333,7 +322,7 @@ static void print_table_row(const struct row *r)
 	snprintf(rtt, sizeof(rtt), "%.1fms", r->srtt / 1000.0);
 	if (r->reason == IMTCP_REASON_ENVELOPE)
 		snprintf(note, sizeof(note), "path above %s, see imtcp-stat(8)",
-			 rate(r->envelope, env, sizeof(env)));
+			 imtcp_rate_str(r->envelope, env, sizeof(env)));
 	else if (r->reason == IMTCP_REASON_HOLDS_FAILING)
 		snprintf(note, sizeof(note),
 			 "holds fail: no bottleneck clocks it, see imtcp-stat(8)");
@@ -341,16 +330,17 @@ static void print_table_row(const struct row *r)
 		snprintf(note, sizeof(note), "reason %u", r->reason);
 	else if (r->est && r->bound == IMTCP_BOUND_CAP)
 		snprintf(note, sizeof(note), "capped by busy rate, probe %s",
-			 rate(r->probe_bps, pr, sizeof(pr)));
+			 imtcp_rate_str(r->probe_bps, pr, sizeof(pr)));
 	else if (r->est && r->bound == IMTCP_BOUND_FLOOR)
 		snprintf(note, sizeof(note), "raised to busy rate, probe %s",
-			 rate(r->probe_bps, pr, sizeof(pr)));
+			 imtcp_rate_str(r->probe_bps, pr, sizeof(pr)));
 	if (opt.stamp)
 		print_stamp();
 	printf("%-20" PRIu64 " %-23s %-23s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s %s\n",
-	       r->cookie, l, p, r->est ? rate(r->est, e, sizeof(e)) : "-",
+	       r->cookie, l, p,
+	       r->est ? imtcp_rate_str(r->est, e, sizeof(e)) : "-",
 	       r->hi ? rg : "-", age, r->meas, r->fail, state_name(r->state),
-	       r->m, rtt, r->cwnd, rate(r->dlv, d, sizeof(d)), note);
+	       r->m, rtt, r->cwnd, imtcp_rate_str(r->dlv, d, sizeof(d)), note);
 }
 
 static void print_json_row(const struct row *r)
