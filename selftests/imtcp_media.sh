@@ -62,13 +62,7 @@ run_media() {
 	in_snd "$MEDIA" send -j -t $((3 * PHASE)) $RCV_ADDR 5601 \
 		> "$WORK/send.json" 2> "$WORK/send.err"
 	echo "sender exit $?" > "$WORK/send.rc"
-	# the receiver ends when the connection does (never, had none begun)
-	for _ in $(seq 100); do
-		kill -0 "$rcv" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill "$rcv" 2>/dev/null
-	wait "$rcv"
+	wait_exit "$rcv" 10
 	kill "$gen" 2>/dev/null
 	wait "$gen"	# not udp_sink's reader, which stays to the end
 }

@@ -353,6 +353,41 @@ rcv_listening() {
 	return 1
 }
 
+# wait_exit PID SECS: until process PID has ended, at most SECS seconds;
+# then it is killed. (A receiver ends with its connection, and never if
+# none began.)
+wait_exit() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$1" 2>/dev/null
+	wait "$1"
+}
+
+# bench_path_check NAME C_MBIT OUT: a benchmark's first step, the path
+# check (scripts/bench/path.sh) on the test bed's settings (TOPO_MTU,
+# SHAPE_BURST), its report in OUT/path.txt and on stdout. Exports
+# PATH_VERDICT for the benchmark's table. A path that is not faithful
+# stops the benchmark (exit 3), unless BENCH_PATH_CHECK=0.
+bench_path_check() {
+	local rc
+	export PATH_VERDICT=faithful
+	BENCH_C_MBIT=$2 BENCH_MTU=$TOPO_MTU BENCH_BURST=$SHAPE_BURST \
+		"$TOP/scripts/bench/path.sh" > "$3/path.txt"
+	rc=$?
+	cat "$3/path.txt"
+	[ "$rc" = 0 ] && return 0
+	if [ "${BENCH_PATH_CHECK:-1}" != 0 ]; then
+		echo "$1: STOPPED: the path check failed (above; $3/path.txt)." >&2
+		echo "$1: figures on an unfaithful path would mislead; BENCH_PATH_CHECK=0 runs anyway." >&2
+		exit 3
+	fi
+	echo "$1: the path check FAILED; running anyway (BENCH_PATH_CHECK=0)" >&2
+	PATH_VERDICT="NOT faithful (BENCH_PATH_CHECK=0)"
+}
+
 # counter_rate_mbps NS DEV SECS: bytes received on DEV in namespace NS,
 # as Mbit/s averaged over about SECS seconds. The interval is timed
 # where the counter is read, by shell builtins: no process starts

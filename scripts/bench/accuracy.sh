@@ -97,20 +97,7 @@ mkdir -p "$OUT"
 rm -f "$OUT"/accuracy* "$OUT"/together.jsonl
 
 # the path check, on the same settings, before anything else
-export PATH_VERDICT=faithful
-BENCH_C_MBIT=$C BENCH_MTU=$TOPO_MTU BENCH_BURST=$SHAPE_BURST \
-	"$TOP/scripts/bench/path.sh" > "$OUT/path.txt"
-path_rc=$?
-cat "$OUT/path.txt"
-if [ "$path_rc" != 0 ]; then
-	if [ "${BENCH_PATH_CHECK:-1}" != 0 ]; then
-		echo "accuracy: STOPPED: the path check failed (above; $OUT/path.txt)." >&2
-		echo "accuracy: figures on an unfaithful path would mislead; BENCH_PATH_CHECK=0 runs anyway." >&2
-		exit 3
-	fi
-	echo "accuracy: the path check FAILED; running anyway (BENCH_PATH_CHECK=0)" >&2
-	PATH_VERDICT="NOT faithful (BENCH_PATH_CHECK=0)"
-fi
+bench_path_check accuracy "$C" "$OUT"
 
 load_imtcp || exit 1
 set_imtcp_params "${BENCH_IMTCP_PARAMS:-}" || exit 1

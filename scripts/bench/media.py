@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """The table of make bench-media (scripts/bench/media.sh).
 
-    media.py OUT C_MBIT SECS MSS FRAME FIXED_MBIT > media.md
+    media.py OUT C_MBIT SECS FIXED_MBIT > media.md
 
 For each run (media-BY.send/.recv/.cross/.t0 in OUT): at every pick, A
 is C less the cross traffic the router counted over the second before
-it, in TCP payload (x MSS / FRAME, as the estimate counts); the best rung
+it, in TCP payload (accuracy.py's truth, averaged over that second;
+TOPO_MTU as media.sh exports it sets the payload's share); the best rung
 is the highest at or below A. Reported: picks on the best rung, above
 it (more than the room) and below it; seconds from each change of the
 profile (the cross-traffic generator's start + SECS, + 2 SECS; the start
@@ -18,6 +19,9 @@ import json
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from accuracy import PAYLOAD, read_truth  # noqa: E402
 
 LADDER = [1, 2.5, 5, 8, 12, 20]
 
@@ -31,22 +35,18 @@ def read_json(path):
     return out
 
 
-def read_cross(path):
-    rows = []
-    for line in open(path):
-        p = line.split()
-        if len(p) == 2:
-            rows.append((float(p[0]), int(p[1])))
-    return rows
-
-
-def cross_mbps(rows, t0, t1):
-    """Wire Mbit/s that arrived at the router between t0 and t1."""
-    a = [r for r in rows if r[0] <= t0]
-    b = [r for r in rows if r[0] <= t1]
-    if not a or not b or b[-1][0] <= a[-1][0]:
+def truth_over(bins, t0_s, t1_s):
+    """A over the router's samples from the last one at or before t0_s to
+    the last one at or before t1_s: the time-weighted mean of the truth's
+    bins between them (each bin ends where the next begins). None if
+    there are none."""
+    starts = [t for t, _ in bins if t <= t0_s]
+    if not starts:
         return None
-    return (b[-1][1] - a[-1][1]) * 8 / (b[-1][0] - a[-1][0]) / 1e6
+    span = [(tb - ta, a) for (ta, a), (tb, _) in zip(bins, bins[1:])
+            if ta >= starts[-1] and tb <= t1_s]
+    secs = sum(d for d, _ in span)
+    return sum(d * a for d, a in span) / secs if secs > 0 else None
 
 
 def best_rung(a):
@@ -57,18 +57,17 @@ def best_rung(a):
     return best
 
 
-def run(out, by, c, secs, mss, frame):
+def run(out, by, c, secs):
     base = os.path.join(out, "media-" + by)
     picks = [e for e in read_json(base + ".send") if e.get("event") == "pick"]
     recv = [e for e in read_json(base + ".recv") if e.get("event") == "end"]
-    cross = read_cross(base + ".cross")
+    bins = read_truth(base + ".cross", c)
     t0 = float(open(base + ".t0").read())
     rows = []
     for p in picks:
-        x = cross_mbps(cross, p["mono_s"] - 1, p["mono_s"])
-        if x is None:
+        a = truth_over(bins, p["mono_s"] - 1, p["mono_s"])
+        if a is None:
             continue
-        a = (c - x) * mss / frame
         fig = {"imtcp": p["estimate_bps"], "delivery": p["delivery_bps"]}.get(by, 0)
         rows.append((p["mono_s"], a, p["rung"], best_rung(a), fig / 1e6,
                      p["estimate_bps"] / 1e6, p["delivery_bps"] / 1e6))
@@ -94,15 +93,15 @@ def run(out, by, c, secs, mss, frame):
 
 
 def main():
-    out, c, secs, mss, frame, fixed = sys.argv[1:7]
-    c, secs, mss, frame = float(c), float(secs), int(mss), int(frame)
+    out, c, secs, fixed = sys.argv[1:5]
+    c, secs = float(c), float(secs)
     print("## imtcp-media: picking a bitrate while the room changes\n")
     print("C = %g Mbit/s (%.1f of TCP payload), MTU 1500, RTT 40 ms; CBR cross "
           "traffic at 0, 73 and 33 %% of C, %g s each (A = %.1f, %.1f, %.1f Mbit/s "
           "of payload); 25 frames/s, ladder %s Mbit/s, the highest rung at or "
           "below 80 %% of the figure, picked once a second. Path check: %s.\n"
-          % (c, c * mss / frame, secs, c * mss / frame, c * 0.27 * mss / frame,
-             c * 0.67 * mss / frame, ", ".join("%g" % r for r in LADDER),
+          % (c, c * PAYLOAD, secs, c * PAYLOAD, c * 0.27 * PAYLOAD,
+             c * 0.67 * PAYLOAD, ", ".join("%g" % r for r in LADDER),
              os.environ.get("PATH_VERDICT", "?")))
     print("Best rung: the highest at or below A at that pick (A from the "
           "cross traffic the router counted in the second before it). "
@@ -116,7 +115,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|")
     for by in ("imtcp", "delivery", "fixed"):
         try:
-            r = run(out, by, c, secs, mss, frame)
+            r = run(out, by, c, secs)
         except (OSError, ValueError) as e:
             print("| %s | no record: %s |" % (by, e))
             continue
@@ -131,7 +130,7 @@ def main():
     print("\nPer pick (s from the generator's start: A, rung picked, best rung, "
           "imtcp estimate, delivery rate), imtcp run:\n")
     try:
-        r = run(out, "imtcp", c, secs, mss, frame)
+        r = run(out, "imtcp", c, secs)
         t0 = float(open(os.path.join(out, "media-imtcp.t0")).read())
         print("```")
         for row in r["rows"]:

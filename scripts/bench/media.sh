@@ -35,17 +35,7 @@ mkdir -p "$OUT"
 export SHAPE_BURST=$BENCH_BUCKET_BYTES
 trap topo_down EXIT
 
-PATH_VERDICT=faithful
-"$(dirname "$0")/path.sh" > "$OUT/path.txt" 2>&1
-path_rc=$?
-cat "$OUT/path.txt"
-if [ "$path_rc" != 0 ]; then
-	if [ "${BENCH_PATH_CHECK:-1}" != 0 ]; then
-		echo "media: STOPPED: the path check failed (BENCH_PATH_CHECK=0 runs anyway)" >&2
-		exit 3
-	fi
-	PATH_VERDICT="NOT faithful (BENCH_PATH_CHECK=0)"
-fi
+bench_path_check media "$C" "$OUT"
 
 load_imtcp || exit 1
 topo_up ${C}mbit 20 && cross_up && calibrate_rtt ${C}mbit 20 ||
@@ -68,12 +58,9 @@ run_one() {
 	gen=$!
 	in_snd "$MEDIA" send -j -t $((3 * SECS)) "$@" $RCV_ADDR "$port" \
 		> "$OUT/media-$by.send" 2>&1
-	for _ in $(seq 100); do
-		kill -0 "$rcv" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill "$rcv" "$gen" "$sampler" 2>/dev/null
-	wait "$rcv" "$gen"
+	wait_exit "$rcv" 10
+	kill "$gen" "$sampler" 2>/dev/null
+	wait "$gen"
 	echo "media $by: $(tail -n 1 "$OUT/media-$by.send")"
 	echo "media $by: $(tail -n 1 "$OUT/media-$by.recv")"
 }
@@ -84,6 +71,6 @@ run_one imtcp 6301 -p imtcp || exit 1
 # both begin alike
 run_one delivery 6302 -p delivery -C reno -s 2.5 || exit 1
 run_one fixed 6303 -p fixed -C reno -s "$FIXED" || exit 1
-PATH_VERDICT="$PATH_VERDICT" python3 "$TOP/scripts/bench/media.py" "$OUT" "$C" \
-	"$SECS" "$MSS_BYTES" "$FRAME_BYTES" "$FIXED" > "$OUT/media.md"
+python3 "$TOP/scripts/bench/media.py" "$OUT" "$C" "$SECS" "$FIXED" \
+	> "$OUT/media.md"
 cat "$OUT/media.md"
