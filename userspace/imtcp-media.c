@@ -279,14 +279,18 @@ static unsigned int start_rung(uint32_t mss)
 }
 
 /*
- * With --pick imtcp, on a rung whose frames imtcp cannot measure, an
- * estimate that has aged STALE_PICKS picks describes the past: go to the
- * lowest measured rung for a pick, so that it is measured again.
+ * With --pick imtcp, an estimate that has aged STALE_PICKS picks
+ * describes the past. On a rung whose frames imtcp cannot measure it
+ * would never be renewed: go to the lowest measured rung, and stay there
+ * (not lower) until the estimate is fresh again. (Back for one pick
+ * only, the sender fell again on the old estimate before a new one came:
+ * after failed holds on the small frames the module rests for up to 64
+ * srtt before it holds again.)
  */
 static bool refresh_needed(const struct figures *f, unsigned int rung,
 			   uint32_t mss)
 {
-	return opt.pick == PICK_IMTCP && rung < lowest_measured(mss) &&
+	return opt.pick == PICK_IMTCP && rung <= lowest_measured(mss) &&
 	       f->estimate_bps &&
 	       f->age_ms > STALE_PICKS * opt.interval_ms;
 }
