@@ -57,12 +57,12 @@ def best_rung(a):
     return best
 
 
-def run(out, by, c, secs):
+def run(out, by, c, phase_s):
     base = os.path.join(out, "media-" + by)
     picks = [e for e in read_json(base + ".send") if e.get("event") == "pick"]
     recv = [e for e in read_json(base + ".recv") if e.get("event") == "end"]
     bins = read_truth(base + ".cross", c)
-    t0 = float(open(base + ".t0").read())
+    t0_s = float(open(base + ".t0").read())
     rows = []
     for p in picks:
         a = truth_over(bins, p["mono_s"] - 1, p["mono_s"])
@@ -75,8 +75,9 @@ def run(out, by, c, secs):
     on = sum(1 for r in rows if r[2] == r[3])
     over = sum(1 for r in rows if r[2] > r[3])
     reach = []
-    for tc in (t0, t0 + secs, t0 + 2 * secs):
-        hit = [r[0] - tc for r in rows if tc <= r[0] < tc + secs and r[2] == r[3]]
+    for tc_s in (t0_s, t0_s + phase_s, t0_s + 2 * phase_s):
+        hit = [r[0] - tc_s for r in rows
+               if tc_s <= r[0] < tc_s + phase_s and r[2] == r[3]]
         reach.append("%.1f" % hit[0] if hit else "never")
     errs = [abs(r[4] - r[1]) / c * 100 for r in rows if r[4] > 0]
     end = recv[-1] if recv else {}
@@ -131,11 +132,11 @@ def main():
           "imtcp estimate, delivery rate), imtcp run:\n")
     try:
         r = run(out, "imtcp", c, secs)
-        t0 = float(open(os.path.join(out, "media-imtcp.t0")).read())
+        t0_s = float(open(os.path.join(out, "media-imtcp.t0")).read())
         print("```")
         for row in r["rows"]:
             print("%5.1f  A %5.1f  rate %4g  best %4g  estimate %5.1f  delivery %5.1f"
-                  % (row[0] - t0, row[1], LADDER[row[2]], LADDER[row[3]],
+                  % (row[0] - t0_s, row[1], LADDER[row[2]], LADDER[row[3]],
                      row[5], row[6]))
         print("```")
     except (OSError, ValueError):
