@@ -189,6 +189,7 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 	v->now_us = now_us(tp);
 	/* a partial segment would wait for Nagle (or the app) anyway */
 	v->unsent = unsent / tp->mss_cache;
+	v->write_seq = tp->write_seq;
 	v->held = held_of(sk, v->unsent + (unsent > v->unsent * tp->mss_cache));
 	v->cwnd = tcp_snd_cwnd(tp);
 	v->in_flight = tcp_packets_in_flight(tp);

@@ -100,7 +100,10 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->failures = 0;
 	cu->n_full = n;
 	cu->n_writes = 0;
+	cu->short_segs = 0;
 	cu->rest_until_us = 0;
+	cu->write_seq = 0;
+	cu->write_us = 0;
 	cu->last_us = 0;
 	cu->free_us = 0;
 	cu->send_us = 0;
@@ -121,9 +124,10 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
  * its hold ends with the write's segments held and nothing more coming,
  * or its stream runs dry after them, every time (a 2.5 Mbit/s sender of
  * 25 frames a second writes 8.6 segments of 1448 bytes a frame, and got
- * no estimate at all). So where a hold or a stream of a sender the
- * window does not limit ends short on IMTCP_N_MIN or more segments, the
- * next measurement's streams are that long.
+ * no estimate at all). So where two holds or streams in a row of a
+ * sender the window does not limit end short on IMTCP_N_MIN or more
+ * segments of a finished write (writes_short), the next measurement's
+ * streams are that long.
  *
  * Longer: an application-limited sender's queue empties between writes,
  * and a bottleneck shaped by a token bucket refills its bucket meanwhile;
@@ -143,13 +147,43 @@ u32 imtcp_cu_stream_len(const struct imtcp_cu *cu)
 	return cu->n_writes ? cu->n_writes : cu->n_full;
 }
 
-/* An application-limited write gave only @segs segments at a time. */
-static void writes_short(struct imtcp_cu *cu, u32 segs)
+/*
+ * The application has written nothing for srtt >> IMTCP_WRITE_QUIET_SHIFT:
+ * its write is finished, and what it left is all a stream can have.
+ */
+static bool write_finished(const struct imtcp_cu *cu,
+			   const struct imtcp_cu_view *v)
 {
-	if (cu->limited || segs < IMTCP_N_MIN || segs >= cu->n_full)
+	return v->now_us - cu->write_us >= v->srtt_us >> IMTCP_WRITE_QUIET_SHIFT;
+}
+
+/*
+ * A hold or a stream ended short on @segs segments. It was an
+ * application-limited write of @segs when the window did not limit the
+ * sender, the write was finished, and the one before ended so too
+ * (writes of a media sender's frames, one after the other); then the
+ * next streams are as long as the shorter of the two; holds that end
+ * with less than IMTCP_N_MIN (most often a hold begun between writes that
+ * the ACK clock ended before the next) come between them unheeded. A
+ * sender that a CPU paces (loopback) ends holds short in the middle of
+ * its writing: not a write's length.
+ */
+static void writes_short(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
+			 u32 segs)
+{
+	u32 prev = cu->short_segs;
+
+	if (cu->limited || !write_finished(cu, v)) {
+		cu->short_segs = 0;
 		return;
-	cu->n_writes = segs;
-	cu->m = min_t(u32, cu->m, segs);
+	}
+	if (segs < IMTCP_N_MIN || segs >= cu->n_full)
+		return;		/* an empty hold tells nothing */
+	cu->short_segs = segs;
+	if (!prev)
+		return;
+	cu->n_writes = min_t(u32, prev, segs);
+	cu->m = min_t(u32, cu->m, cu->n_writes);
 }
 
 /*
@@ -258,6 +292,10 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	dt = v->now_us - cu->last_us;
 	cu->last_us = v->now_us;
+	if (!cu->clocked || v->write_seq != cu->write_seq) {
+		cu->write_seq = v->write_seq;
+		cu->write_us = v->now_us;
+	}
 	if (!cu->clocked) {
 		cu->clocked = 1;
 		cu->limited = window_limited(v);
@@ -376,7 +414,7 @@ static u32 hold_failed(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	if (cu->failed_holds < U8_MAX)
 		cu->failed_holds++;
 	if (v->held < cu->m)
-		writes_short(cu, v->held);
+		writes_short(cu, v, v->held);
 	count_failure(cu);
 	cu->resting = 1;
 	cu->rest_until_us = v->now_us + (v->srtt_us << shift);
@@ -404,6 +442,7 @@ static u32 step_send(struct imtcp_cu *cu, u32 n, u32 k,
 {
 	if (v->sent >= n) {
 		cu->failed_holds = 0;
+		cu->short_segs = 0;
 		cu->stream++;
 		return IMTCP_CU_STREAM_DONE |
 		       goto_state(cu, cu->stream >= k ? IMTCP_PASS : IMTCP_EMPTY);
@@ -411,7 +450,7 @@ static u32 step_send(struct imtcp_cu *cu, u32 n, u32 k,
 	if (v->slot_due && !v->held) {
 		if (cu->m < n)
 			cu->m++;
-		writes_short(cu, v->sent);
+		writes_short(cu, v, v->sent);
 		count_failure(cu);
 		cu->good = 0;
 		return IMTCP_CU_FAILED | goto_state(cu, IMTCP_EMPTY);

@@ -44,6 +44,14 @@ enum imtcp_state {
  */
 #define IMTCP_REST_SHIFT_MAX	6
 
+/*
+ * A write is finished when no byte came for srtt >> this: on loopback a
+ * CPU-paced writer's last write before a failed hold came 2 us before
+ * it (srtt 1.3-2.1 ms); a 25 frames/s media sender's 10-45 ms before
+ * (srtt 40 ms).
+ */
+#define IMTCP_WRITE_QUIET_SHIFT	3
+
 /* So many holds or streams failed since the last result: holds_failing. */
 #define IMTCP_HOLDS_FAILING	8
 
@@ -61,8 +69,11 @@ struct imtcp_cu {
 	u8 failures;	/* holds and streams failed since the last result */
 	u8 n_full;	/* N, the stream length the connection was given */
 	u8 n_writes;	/* streams as long as the writes (0: N) */
+	u8 short_segs;	/* the last hold or stream a finished write cut */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
+	u32 write_seq;	/* the application's write_seq at the last step */
+	u32 write_us;	/* when a step first saw it */
 	u32 budget;	/* percent of time that holds may cost */
 	u32 last_us;	/* when the budget was last brought up to date */
 	u32 free_us;	/* of this hold and its stream, what the queue pays */
@@ -79,6 +90,7 @@ struct imtcp_cu_view {
 	u32 now_us;
 	u32 held;		/* segments that could leave now */
 	u32 unsent;		/* full segments of data not sent yet */
+	u32 write_seq;		/* bytes the application has written (seq) */
 	u32 cwnd;
 	u32 in_flight;
 	u32 sent;		/* SEND: segments of the stream sent */

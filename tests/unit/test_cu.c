@@ -343,65 +343,174 @@ static struct imtcp_cu_view writes(u32 segs)
 	return v;
 }
 
+#define FRAME_GAP_US	3000000	/* frames this far apart: any rest is over */
+#define QUIET_US	10000	/* a hold ends so long after its write */
+
 /*
- * Writes of fewer than N segments end every hold short; the next
- * measurement's streams are as long as the writes, and m no longer.
+ * A media sender's frame: a write of @segs segments at @t_us (srtt 40
+ * ms), then nothing; with @in_flight 0 at @t_us + QUIET_US its hold fails
+ * (or its stream runs dry: see dry_frame). Returns the flags of the
+ * first step.
+ */
+static u32 frame_at(struct imtcp_cu *cu, struct imtcp_cu_view *v, u32 segs,
+		    u32 t_us)
+{
+	v->now_us = t_us;
+	v->srtt_us = 40000;
+	v->write_seq += segs * 1448;
+	v->unsent = segs;
+	v->held = segs;
+	v->in_flight = 2;
+	v->sent = 0;
+	v->slot_due = false;
+	cu->deadline_us = t_us + 2 * QUIET_US;	/* the module's, on STORE */
+	return imtcp_cu_step(cu, N, K, v);
+}
+
+/* A frame of @segs whose hold ends with nothing more written. */
+static u32 short_frame(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+		       u32 segs, u32 t_us)
+{
+	frame_at(cu, v, segs, t_us);
+	v->now_us = t_us + QUIET_US;
+	v->in_flight = 0;
+	return imtcp_cu_step(cu, N, K, v);
+}
+
+/*
+ * Writes of fewer than N segments end every hold short; after two in a
+ * row the next measurement's streams are as long as the writes, and m no
+ * longer.
  */
 TEST(short_writes_shorten_the_streams)
 {
 	struct imtcp_cu cu = started();
-	struct imtcp_cu_view v = writes(8);
+	struct imtcp_cu_view v = writes(0);
 	u32 f;
 
 	ASSERT_EQ(IMTCP_STORE, cu.state);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
-	cu.deadline_us = 5000;
-	f = imtcp_cu_step(&cu, N, K, &v);	/* 8 held, nothing in flight */
+	f = short_frame(&cu, &v, 8, 10000);
 	EXPECT_TRUE(f & IMTCP_CU_FAILED);
 	EXPECT_EQ(IMTCP_EMPTY, cu.state);
-	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));	/* one may be chance */
+	f = short_frame(&cu, &v, 9, 10000 + FRAME_GAP_US);
+	EXPECT_TRUE(f & IMTCP_CU_FAILED);
+	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));	/* the shorter of the two */
 	EXPECT_EQ(8, cu.m);
-	v.now_us += 100000;			/* the rest is over */
-	imtcp_cu_step(&cu, 8, K, &v);		/* the next write of 8 */
+	frame_at(&cu, &v, 8, 10000 + 2 * FRAME_GAP_US);
 	ASSERT_EQ(IMTCP_STORE, cu.state);
 	imtcp_cu_step(&cu, 8, K, &v);
 	EXPECT_EQ(IMTCP_SEND, cu.state);
 	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));
 }
 
-/* A stream that a short write left dry: streams of what it sent. */
+/*
+ * A sender that a CPU paces (loopback) ends holds short while it is
+ * still writing: the write that came with the failure is not finished,
+ * and the streams stay N long however often that happens.
+ */
+TEST(holds_cut_while_writing_do_not_shorten)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t, f;
+
+	for (t = 10000; t < 10000 + 8 * FRAME_GAP_US; t += FRAME_GAP_US) {
+		frame_at(&cu, &v, 4, t);
+		v.now_us = t + QUIET_US;
+		v.write_seq += 3 * 1448;	/* written a moment ago */
+		v.unsent = 7;
+		v.held = 7;
+		v.in_flight = 0;
+		f = imtcp_cu_step(&cu, N, K, &v);
+		ASSERT_TRUE(f & IMTCP_CU_FAILED);
+		EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+	}
+	EXPECT_EQ(N, cu.m);
+}
+
+/*
+ * A finished write's hold that is not followed by another: a stream of
+ * N between them brings the count back to zero.
+ */
+TEST(a_full_stream_between_short_holds_keeps_n)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+
+	short_frame(&cu, &v, 8, 10000);
+	frame_at(&cu, &v, N, 10000 + FRAME_GAP_US);
+	ASSERT_EQ(IMTCP_STORE, cu.state);
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_SEND, cu.state);
+	v.sent = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	short_frame(&cu, &v, 8, 10000 + 2 * FRAME_GAP_US);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+}
+
+/*
+ * A hold begun between two writes, that the ACK clock ended with nothing
+ * held, says nothing of the writes' length.
+ */
+TEST(empty_holds_between_short_writes_are_not_heeded)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+
+	short_frame(&cu, &v, 8, 10000);
+	short_frame(&cu, &v, 0, 10000 + FRAME_GAP_US);
+	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+	short_frame(&cu, &v, 8, 10000 + 2 * FRAME_GAP_US);
+	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));
+}
+
+/* A frame of @segs whose stream (m <= @segs) runs dry after them. */
+static u32 dry_frame(struct imtcp_cu *cu, struct imtcp_cu_view *v, u32 segs,
+		     u32 t_us)
+{
+	frame_at(cu, v, segs, t_us);
+	if (cu->state == IMTCP_STORE)
+		imtcp_cu_step(cu, N, K, v);
+	v->now_us = t_us + QUIET_US;
+	v->held = 0;
+	v->unsent = 0;
+	v->sent = segs;
+	v->slot_due = true;
+	return imtcp_cu_step(cu, N, K, v);
+}
+
+/* Streams that short writes left dry, twice: streams of what they sent. */
 TEST(a_stream_dry_after_a_short_write_shortens_the_streams)
 {
 	struct imtcp_cu cu = started();
-	struct imtcp_cu_view v = writes(N);
+	struct imtcp_cu_view v = writes(0);
 	u32 f;
 
 	cu.m = 4;
-	cu.deadline_us = 5000;
-	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_SEND, cu.state);
-	v.held = 0;
-	v.unsent = 0;
-	v.sent = 7;
-	v.slot_due = true;
-	f = imtcp_cu_step(&cu, N, K, &v);
+	f = dry_frame(&cu, &v, 7, 10000);
+	EXPECT_TRUE(f & IMTCP_CU_FAILED);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+	EXPECT_EQ(5, cu.m);
+	f = dry_frame(&cu, &v, 7, 10000 + FRAME_GAP_US);
 	EXPECT_TRUE(f & IMTCP_CU_FAILED);
 	EXPECT_EQ(7, imtcp_cu_stream_len(&cu));
-	EXPECT_EQ(5, cu.m);
+	EXPECT_EQ(6, cu.m);
 }
 
 /* A stream that starts with N held: the next streams are N long again. */
 TEST(writes_of_n_bring_back_full_streams)
 {
 	struct imtcp_cu cu = started();
-	struct imtcp_cu_view v = writes(6);
+	struct imtcp_cu_view v = writes(0);
 
-	cu.deadline_us = 5000;
-	imtcp_cu_step(&cu, N, K, &v);
+	short_frame(&cu, &v, 6, 10000);
+	short_frame(&cu, &v, 6, 10000 + FRAME_GAP_US);
 	ASSERT_EQ(6, imtcp_cu_stream_len(&cu));
-	v = writes(N);
-	v.now_us += 100000;
-	imtcp_cu_step(&cu, 6, K, &v);
+	frame_at(&cu, &v, N, 10000 + 2 * FRAME_GAP_US);
 	ASSERT_EQ(IMTCP_STORE, cu.state);
 	imtcp_cu_step(&cu, 6, K, &v);
 	EXPECT_EQ(IMTCP_SEND, cu.state);
