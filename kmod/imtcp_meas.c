@@ -30,6 +30,7 @@
 #include <linux/slab.h>
 #include <linux/moduleparam.h>
 #include <linux/sock_diag.h>
+#include <net/mptcp.h>
 
 #include "imtcp_meas.h"
 #include "core/imtcp_pace.h"
@@ -715,6 +716,7 @@ static void set_identity(struct sock *sk, struct imtcp_meas *m)
 
 	m->net = sock_net(sk);
 	m->family = sk->sk_family;
+	m->mptcp = sk_is_mptcp(sk);
 	m->sport = inet->inet_sport;
 	m->dport = inet->inet_dport;
 #if IS_ENABLED(CONFIG_IPV6)

@@ -69,6 +69,7 @@ struct imtcp_meas {
 	struct imtcp_pub pub;
 	struct imtcp_info *info;	/* in the socket's private area */
 	u8 family;			/* AF_INET, AF_INET6 */
+	bool mptcp;			/* a subflow of an MPTCP connection */
 	__be16 sport, dport;
 	union {
 		__be32 v4;

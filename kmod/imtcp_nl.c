@@ -95,6 +95,7 @@ void imtcp_stat_out_of_envelope(const struct net *net)
 static int put_addrs(struct sk_buff *skb, const struct imtcp_meas *m)
 {
 	if (nla_put_u8(skb, IMTCP_A_FAMILY, m->family) ||
+	    nla_put_u8(skb, IMTCP_A_MPTCP, m->mptcp) ||
 	    nla_put_u16(skb, IMTCP_A_SPORT, ntohs(m->sport)) ||
 	    nla_put_u16(skb, IMTCP_A_DPORT, ntohs(m->dport)))
 		return -EMSGSIZE;
@@ -160,7 +161,7 @@ static size_t sock_msg_size(const struct imtcp_meas *m)
 	return nlmsg_total_size(GENL_HDRLEN) +
 	       11 * nla_total_size_64bit(sizeof(u64)) +	/* cookie .. busy */
 	       8 * nla_total_size(sizeof(u32)) +	/* ports, age .. cwnd */
-	       5 * nla_total_size(sizeof(u8)) +		/* family .. bound */
+	       6 * nla_total_size(sizeof(u8)) +		/* family .. mptcp */
 	       2 * nla_total_size(addr);
 }
 

@@ -20,6 +20,7 @@
 
 #include "imtcp_fmt.h"
 #include "imtcp_nlerr.h"
+#include "imtcp_subflows.h"
 #include "uapi/imtcp.h"
 
 #define EXIT_USAGE	2
@@ -38,6 +39,10 @@ struct row {
 	uint16_t sport, dport;
 	char saddr[INET6_ADDRSTRLEN], daddr[INET6_ADDRSTRLEN];
 	bool has_cookie;
+	bool mptcp;			/* a subflow of an MPTCP connection */
+	bool sf_known;			/* .. and sf holds which one */
+	struct imtcp_subflow sf;
+	int order;			/* where its connection is listed */
 };
 
 struct filter {
@@ -229,6 +234,7 @@ static void parse_row(const struct nlmsghdr *nlh, struct row *r)
 		case IMTCP_A_PROBE: r->probe_bps = mnl_attr_get_u64(a); break;
 		case IMTCP_A_BUSY: r->busy_bps = mnl_attr_get_u64(a); break;
 		case IMTCP_A_BOUND: r->bound = mnl_attr_get_u8(a); break;
+		case IMTCP_A_MPTCP: r->mptcp = mnl_attr_get_u8(a); break;
 		}
 	}
 }
@@ -299,16 +305,32 @@ static void print_header(void)
 {
 	if (opt.stamp)
 		printf("%-26s ", "Time");
-	printf("%-20s %-23s %-23s %10s %-21s %8s %6s %5s %-6s %3s %9s %6s %10s %s\n",
+	printf("%-20s %-23s %-23s %10s %-21s %8s %6s %5s %-6s %3s %9s %6s %10s %-12s %s\n",
 	       "Cookie", "Local Address:Port", "Peer Address:Port",
 	       "Estimate", "Range", "Age", "Meas", "Fail", "State", "m",
-	       "RTT", "Cwnd", "Delivery", "Note");
+	       "RTT", "Cwnd", "Delivery", "MPTCP", "Note");
+}
+
+/*
+ * The MPTCP column: "-" for plain TCP, TOKEN/ID (the connection's local
+ * token in hex, the local address id) for a subflow, "?" for a subflow
+ * whose connection sock_diag did not tell (no CAP_NET_ADMIN).
+ */
+static void mptcp_str(const struct row *r, char *buf, size_t len)
+{
+	if (!r->mptcp)
+		snprintf(buf, len, "-");
+	else if (!r->sf_known)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%08x/%u%s", r->sf.token, r->sf.local_id,
+			 r->sf.backup ? "b" : "");
 }
 
 static void print_table_row(const struct row *r)
 {
 	char l[64], p[64], e[16], lo[16], hi[16], rg[40], age[16], d[16];
-	char rtt[16], env[16], pr[16], note[64] = "";
+	char rtt[16], env[16], pr[16], note[64] = "", mp[16];
 
 	endpoint(l, sizeof(l), r->saddr, r->sport, r->family);
 	endpoint(p, sizeof(p), r->daddr, r->dport, r->family);
@@ -334,13 +356,15 @@ static void print_table_row(const struct row *r)
 	else if (r->est && r->bound == IMTCP_BOUND_FLOOR)
 		snprintf(note, sizeof(note), "raised to busy rate, probe %s",
 			 imtcp_rate_str(r->probe_bps, pr, sizeof(pr)));
+	mptcp_str(r, mp, sizeof(mp));
 	if (opt.stamp)
 		print_stamp();
-	printf("%-20" PRIu64 " %-23s %-23s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s %s\n",
+	printf("%-20" PRIu64 " %-23s %-23s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s %-12s %s\n",
 	       r->cookie, l, p,
 	       r->est ? imtcp_rate_str(r->est, e, sizeof(e)) : "-",
 	       r->hi ? rg : "-", age, r->meas, r->fail, state_name(r->state),
-	       r->m, rtt, r->cwnd, imtcp_rate_str(r->dlv, d, sizeof(d)), note);
+	       r->m, rtt, r->cwnd, imtcp_rate_str(r->dlv, d, sizeof(d)), mp,
+	       note);
 }
 
 static void print_json_row(const struct row *r)
@@ -368,15 +392,21 @@ static void print_json_row(const struct row *r)
 	       r->m, r->srtt, r->minrtt, r->cwnd, r->dlv, r->hold, r->stream,
 	       r->envelope, r->probe_bps, r->busy_bps, bound_name(r->bound));
 	if (reason_name(r->reason))
-		printf("\"reason\":\"%s\"}", reason_name(r->reason));
+		printf("\"reason\":\"%s\",", reason_name(r->reason));
 	else
-		printf("\"reason\":null}");
+		printf("\"reason\":null,");
+	if (!r->mptcp)
+		printf("\"mptcp\":null}");
+	else if (!r->sf_known)
+		printf("\"mptcp\":{\"token\":null}}");
+	else
+		printf("\"mptcp\":{\"token\":\"%08x\",\"local_id\":%u,"
+		       "\"backup\":%s}}", r->sf.token, r->sf.local_id,
+		       r->sf.backup ? "true" : "false");
 }
 
 static void show(const struct row *r)
 {
-	if (!matches(r))
-		return;
 	if (opt.json) {
 		if (!opt.watch && !first_json)
 			printf(",");
@@ -393,13 +423,87 @@ static void show(const struct row *r)
 	fflush(stdout);
 }
 
+/* Rows of one listing, to be grouped before they are shown. */
+struct rows {
+	struct row *r;
+	int n, cap;
+};
+
+/* Tie MPTCP subflows to their connections (needs CAP_NET_ADMIN). */
+static void find_subflows(struct row *r, int n)
+{
+	struct imtcp_subflows sfs = { 0 };
+	const struct imtcp_subflow *sf;
+	int i;
+
+	for (i = 0; i < n && !r[i].mptcp; i++)
+		;
+	if (i == n || imtcp_subflows_read(&sfs) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		sf = r[i].mptcp ? imtcp_subflow_find(&sfs, r[i].cookie) : NULL;
+		if (sf) {
+			r[i].sf = *sf;
+			r[i].sf_known = true;
+		}
+	}
+	imtcp_subflows_free(&sfs);
+}
+
+/*
+ * Subflows of one MPTCP connection together, in the place of the first,
+ * by local address id; every other row where the module listed it.
+ */
+static int by_connection(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->sf_known && y->sf_known && x->sf.token == y->sf.token &&
+	    x->sf.local_id != y->sf.local_id)
+		return x->sf.local_id < y->sf.local_id ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void group_rows(struct row *r, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		r[i].order = i;
+		for (j = 0; j < i; j++) {
+			if (r[i].sf_known && r[j].sf_known &&
+			    r[i].sf.token == r[j].sf.token) {
+				r[i].order = r[j].order;
+				break;
+			}
+		}
+	}
+	qsort(r, n, sizeof(*r), by_connection);
+}
+
 static int cb_sock(const struct nlmsghdr *nlh, void *data)
 {
+	struct rows *rows = data;
 	struct row r;
 
 	parse_row(nlh, &r);
-	if (r.has_cookie)
+	if (!r.has_cookie || !matches(&r))
+		return MNL_CB_OK;
+	if (!rows) {			/* an event: show it now */
+		find_subflows(&r, 1);
 		show(&r);
+		return MNL_CB_OK;
+	}
+	if (rows->n == rows->cap) {
+		int cap = rows->cap ? 2 * rows->cap : 64;
+		struct row *p = realloc(rows->r, cap * sizeof(*p));
+
+		if (!p)
+			return MNL_CB_ERROR;
+		rows->r = p;
+		rows->cap = cap;
+	}
+	rows->r[rows->n++] = r;
 	return MNL_CB_OK;
 }
 
@@ -409,20 +513,27 @@ static int dump_once(void)
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = request(buf, family_id, IMTCP_CMD_GET_SOCK,
 				       NLM_F_DUMP, IMTCP_GENL_VERSION);
+	struct rows rows = { 0 };
+	int i;
 
+	if (run(nlh, cb_sock, &rows) < 0) {
+		perror("imtcp-stat: dump");
+		exit(EXIT_FAILURE);
+	}
+	find_subflows(rows.r, rows.n);
+	group_rows(rows.r, rows.n);
 	shown = 0;
 	first_json = true;
 	if (opt.json)
 		printf("[");
 	else
 		print_header();
-	if (run(nlh, cb_sock, NULL) < 0) {
-		perror("imtcp-stat: dump");
-		exit(EXIT_FAILURE);
-	}
+	for (i = 0; i < rows.n; i++)
+		show(&rows.r[i]);
 	if (opt.json)
 		printf("%s]\n", shown ? "\n" : "");
 	fflush(stdout);
+	free(rows.r);
 	return shown;
 }
 

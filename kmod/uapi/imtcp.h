@@ -62,6 +62,7 @@ enum {
 	IMTCP_A_PROBE,		/* u64: latest result before the bounds, bit/s */
 	IMTCP_A_BUSY,		/* u64: busy-link delivery rate, bit/s (0: none) */
 	IMTCP_A_BOUND,		/* u8: IMTCP_BOUND_*, did IMTCP_A_BUSY move it */
+	IMTCP_A_MPTCP,		/* u8: 1 if a subflow of an MPTCP connection */
 
 	__IMTCP_A_MAX,
 	IMTCP_A_MAX = __IMTCP_A_MAX - 1
