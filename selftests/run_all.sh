@@ -14,7 +14,7 @@ TOP=$(cd .. && pwd)
 
 PROGRAMS=(imtcp_load.sh "$TOP/build/selftests/imtcp_sockopt" imtcp_transfer.sh
 	  imtcp_pacing.sh imtcp_faults.sh
-	  imtcp_measure.sh imtcp_accuracy.sh imtcp_media.sh
+	  imtcp_measure.sh imtcp_accuracy.sh imtcp_media.sh imtcp_mptcp.sh
 	  "$TOP/build/selftests/imtcp_netlink" imtcp_netlink.sh imtcp_bpftrace.sh
 	  imtcp_install.sh imtcp_dkms.sh imtcp_deb.sh)
 [ $# -gt 0 ] && PROGRAMS=("$@")

@@ -2,12 +2,12 @@
 /*
  * xfer: one bulk TCP transfer, for imtcp's tests and benchmarks.
  *
- *   xfer recv [-p PORT] [-P SECS] [-o FILE|-]
+ *   xfer recv [-m] [-p PORT] [-P SECS] [-o FILE|-]
  *       Accept one connection, write what arrives to FILE ('-' = stdout,
  *       default: discard), exit when the peer closes. -P waits SECS
  *       (at most 60) after the accept before reading: the receive window
  *       fills and closes.
- *   xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]
+ *   xfer send [-m] -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]
  *             [-S EPOCH] [-T FILE] [-M MBIT] (-i FILE | -n BYTES | -t SECONDS)
  *       Connect (retrying for 10 s while nothing listens), send FILE, BYTES
  *       bytes or for SECONDS seconds, wait until the receiver has read all
@@ -33,6 +33,10 @@
  *       since 1970, CLOCK_REALTIME, fractions allowed), so that flows
  *       started one after the other begin together: under emulation
  *       starting a process takes 0.1 s, some RTTs of a slow start.
+ *
+ *   -m, on either side, uses an MPTCP socket (IPPROTO_MPTCP): the path
+ *   manager adds subflows, which inherit -C; the result line's TCP
+ *   figures are the first subflow's.
  *
  * Exit codes: 0 done, 1 transfer or socket error, 2 usage.
  */
@@ -77,7 +81,12 @@ struct opts {
 	const char *trace;
 	double max_pacing_mbit;	/* -M: SO_MAX_PACING_RATE, 0: none */
 	double pause;		/* recv -P: seconds before the first read */
+	int proto;		/* -m: IPPROTO_MPTCP, else 0 (TCP) */
 };
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
 
 #define FRAME_SECS 0.04	/* -F's default: 25 frames/s */
 #define SAMPLE_USECS 100000
@@ -85,8 +94,8 @@ struct opts {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: xfer recv [-p PORT] [-P SECS] [-o FILE|-]\n"
-		"       xfer send -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]\n"
+		"usage: xfer recv [-m] [-p PORT] [-P SECS] [-o FILE|-]\n"
+		"       xfer send [-m] -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]\n"
 		"                 [-S EPOCH] [-T FILE] [-M MBIT] (-i FILE | -n BYTES | -t SECONDS)\n");
 	exit(2);
 }
@@ -128,7 +137,7 @@ static int do_recv(const struct opts *o)
 			ai = a;
 			break;
 		}
-	lfd = socket(ai->ai_family, SOCK_STREAM, 0);
+	lfd = socket(ai->ai_family, SOCK_STREAM, o->proto);
 	if (lfd < 0 ||
 	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(lfd, ai->ai_addr, ai->ai_addrlen) || listen(lfd, 1)) {
@@ -182,7 +191,7 @@ static int connect_retry(const struct opts *o)
 		return -1;
 	}
 	for (;;) {
-		fd = socket(ai->ai_family, SOCK_STREAM, 0);
+		fd = socket(ai->ai_family, SOCK_STREAM, o->proto);
 		if (fd < 0) {
 			perror("xfer: socket");
 			return -1;
@@ -443,7 +452,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
-	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:M:P:")) != -1) {
+	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:M:P:m")) != -1) {
 		switch (c) {
 		case 'c': o.addr = optarg; break;
 		case 'p': o.port = optarg; break;
@@ -459,6 +468,7 @@ int main(int argc, char **argv)
 		case 'S': o.start_at = atof(optarg); break;
 		case 'M': o.max_pacing_mbit = atof(optarg); break;
 		case 'P': o.pause = atof(optarg); break;
+		case 'm': o.proto = IPPROTO_MPTCP; break;
 		default: usage();
 		}
 	}

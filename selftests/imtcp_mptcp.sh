@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One MPTCP transfer over two paths of different capacity, with imtcp
+# as its congestion control (set on the MPTCP socket; the second subflow
+# inherits it). Path 1 is lib.sh's test bed at C1; path 2 is a second
+# pair of links through the same router, shaped the same way at C2:
+#
+#   sender s0 -- r0 router r1 -- d0 receiver   198.18.1/2.0/24, C1
+#          s1 -- r3        r4 -- d1            198.18.4/5.0/24, C2
+#
+# The receiver announces 198.18.5.2 (ip mptcp endpoint ... signal); the
+# sender's path manager opens the second subflow to it, from 198.18.4.1.
+#   subflows_grouped  imtcp-stat lists both subflows, each with its own
+#                     local address, under one MPTCP token, in its
+#                     table and in its JSON
+#   per_path          each subflow's estimate is within half and one and
+#                     a half times its own path's capacity (on an idle
+#                     path A is C), and path 1's is the higher
+# The same transfer with reno follows, for the split of bytes between
+# the paths side by side (reported, not checked).
+source "$(dirname "$0")/lib.sh"
+require_root
+
+C1=20
+C2=8
+DELAY=20
+SECS=${MPTCP_SECS:-15}
+STAT=$TOP/build/userspace/imtcp-stat
+WORK=$(mktemp -d)
+trap 'topo_down; rm -rf "$WORK"' EXIT
+
+# path2_up RATE_MBIT DELAY_MS: the second pair of links, shaped on the
+# router's way to the receiver (netem, then tbf with a queue of one BDP,
+# as lib.sh's shape), delayed on the way back
+path2_up() {
+	local rate=$1 delay=$2 limit
+	limit=$((rate * 1000000 / 8 * delay * 2 / 1000))
+	[ "$limit" -lt 30000 ] && limit=30000
+	ip -n "$NS_SND" link add s1 type veth peer name r3 netns "$NS_RTR" &&
+	ip -n "$NS_RCV" link add d1 type veth peer name r4 netns "$NS_RTR" ||
+		return 1
+	ip -n "$NS_SND" addr add 198.18.4.1/24 dev s1
+	ip -n "$NS_RTR" addr add 198.18.4.2/24 dev r3
+	ip -n "$NS_RTR" addr add 198.18.5.1/24 dev r4
+	ip -n "$NS_RCV" addr add 198.18.5.2/24 dev d1
+	ip -n "$NS_SND" link set s1 up mtu "$TOPO_MTU"
+	ip -n "$NS_RTR" link set r3 up mtu "$TOPO_MTU"
+	ip -n "$NS_RTR" link set r4 up mtu "$TOPO_MTU"
+	ip -n "$NS_RCV" link set d1 up mtu "$TOPO_MTU"
+	ip -n "$NS_SND" route add 198.18.5.0/24 via 198.18.4.2
+	ip -n "$NS_RCV" route add 198.18.4.0/24 via 198.18.5.1
+	tc -n "$NS_RTR" qdisc replace dev r4 root handle 1: \
+		netem delay "$(netem_us "$delay")us" limit 100000 || return 1
+	tc -n "$NS_RTR" qdisc replace dev r4 parent 1:1 handle 10: \
+		tbf rate "${rate}mbit" burst "${SHAPE_BURST:-15000}" \
+		limit "$limit" || return 1
+	tc -n "$NS_RTR" qdisc replace dev r3 root netem delay \
+		"$(netem_us "$delay")us" limit 100000
+}
+
+# mptcp_up: the receiver announces its second address, the sender
+# accepts one announcement and opens one more subflow
+mptcp_up() {
+	local ns
+	for ns in "$NS_SND" "$NS_RCV"; do
+		ip netns exec "$ns" sysctl -qw net.mptcp.enabled=1 || return 1
+	done
+	ip -n "$NS_RCV" mptcp limits set subflows 2 add_addr_accepted 0 &&
+	ip -n "$NS_RCV" mptcp endpoint add 198.18.5.2 dev d1 signal &&
+	ip -n "$NS_SND" mptcp limits set subflows 2 add_addr_accepted 2
+}
+
+# transfer_mptcp CC: SECS of bulk data from the sender to the receiver
+# over MPTCP; two seconds before its end (the subflows close with the
+# connection) imtcp-stat's table and JSON and ss's byte counts go to
+# WORK/CC.*
+transfer_mptcp() {
+	local cc=$1 rcv snd
+	in_rcv "$XFER" recv -m -p 5701 2> "$WORK/$cc.recv" &
+	rcv=$!
+	rcv_listening 5701 || { kill "$rcv"; return 1; }
+	in_snd "$XFER" send -m -c $RCV_ADDR -p 5701 -C "$cc" -t "$SECS" \
+		> "$WORK/$cc.send" 2>&1 &
+	snd=$!
+	sleep $((SECS - 2))
+	if [ "$cc" = imtcp ]; then
+		in_snd "$STAT" > "$WORK/$cc.table"
+		in_snd "$STAT" -j > "$WORK/$cc.json"
+	fi
+	in_snd ss -Htin > "$WORK/$cc.ss"
+	wait_exit "$snd" 20
+	wait_exit "$rcv" 10
+	cat "$WORK/$cc.send"
+}
+
+# split CC: bytes acknowledged on each path, from ss, in MB
+split() {
+	python3 - "$WORK/$1.ss" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+acked = {}
+for m in re.finditer(r"(198\.18\.\d+\.\d+):\d+\s+\S+:\d+.*?bytes_acked:(\d+)",
+                     text, re.S):
+    acked[m.group(1)] = acked.get(m.group(1), 0) + int(m.group(2))
+print(", ".join("from %s %.1f MB" % (a, b / 1e6)
+                for a, b in sorted(acked.items())))
+EOF
+}
+
+test_subflows_grouped() {
+	cat "$WORK/imtcp.table"
+	python3 - "$WORK/imtcp.json" "$WORK/imtcp.table" <<'EOF' || fail "not grouped"
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1])) if r["mptcp"]]
+for r in rows:
+    print("%s:%d  token %s id %s  estimate %.1f Mbit/s  delivery %.1f" % (
+        r["local"]["addr"], r["local"]["port"], r["mptcp"]["token"],
+        r["mptcp"].get("local_id"), r["estimate_bps"] / 1e6,
+        r["delivery_bps"] / 1e6))
+if len(rows) != 2:
+    sys.exit("expected two subflows, got %d" % len(rows))
+tokens = {r["mptcp"]["token"] for r in rows}
+if len(tokens) != 1 or None in tokens:
+    sys.exit("subflows not tied to one connection: %s" % tokens)
+if {r["local"]["addr"] for r in rows} != {"198.18.1.1", "198.18.4.1"}:
+    sys.exit("not one subflow per path")
+token = tokens.pop()
+lines = [l for l in open(sys.argv[2]) if token in l]
+if len(lines) != 2:
+    sys.exit("the table does not show the token on both subflows")
+EOF
+}
+
+test_per_path() {
+	python3 - "$WORK/imtcp.json" $C1 $C2 <<'EOF' || fail "estimates not per path"
+import json, sys
+c = {"198.18.1.1": float(sys.argv[2]), "198.18.4.1": float(sys.argv[3])}
+est = {}
+for r in json.load(open(sys.argv[1])):
+    if r["mptcp"] and r["local"]["addr"] in c:
+        est[r["local"]["addr"]] = r["estimate_bps"] / 1e6
+bad = False
+for addr, cap in sorted(c.items()):
+    e = est.get(addr, 0)
+    ok = 0.5 * cap <= e <= 1.5 * cap
+    print("path from %s: C %.0f Mbit/s, estimate %.1f%s" %
+          (addr, cap, e, "" if ok else "  (outside 0.5-1.5 C)"))
+    bad |= not ok
+if len(est) == 2 and est["198.18.1.1"] <= est["198.18.4.1"]:
+    print("the faster path's estimate is not the higher")
+    bad = True
+sys.exit(1 if bad else 0)
+EOF
+}
+
+tap_begin 2
+[ -x "$STAT" ] || { echo "no $STAT: run make tools"; exit $KSFT_FAIL; }
+load_imtcp || { echo "cannot load imtcp"; exit $KSFT_FAIL; }
+if ! topo_up ${C1}mbit $DELAY || ! calibrate_rtt ${C1}mbit $DELAY ||
+	! path2_up $C2 $DELAY || ! mptcp_up; then
+	echo "cannot build the test bed (MPTCP in this kernel?)"
+	exit $KSFT_FAIL
+fi
+echo "# paths: C1 $C1, C2 $C2 Mbit/s, MTU $TOPO_MTU, netem $(netem_us $DELAY) us each way; $SECS s transfers"
+transfer_mptcp imtcp | sed 's/^/# imtcp: /'
+transfer_mptcp reno | sed 's/^/# reno: /'
+echo "# split of bytes: imtcp $(split imtcp); reno $(split reno)"
+run_test subflows_grouped test_subflows_grouped
+run_test per_path test_per_path
+tap_end
