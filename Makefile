@@ -15,6 +15,8 @@
 #   make bench-accuracy  the estimate against a known available bandwidth
 #   make bench-media  imtcp-media picking its bitrate from imtcp's estimate,
 #                     from tcpi_delivery_rate, or fixed, as the room changes
+#   make bench-mptcp  one MPTCP transfer over two paths: imtcp, reno and
+#                     imtcp without measurement, goodput and split per path
 #   make record       record the module's measurements in a VM as replay
 #                     files for the unit tests (build/replays)
 #   make demo         the main job: a shaped transfer with cross traffic in a
@@ -51,7 +53,7 @@ MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
 		     $(CURDIR)/kmod/uapi/*.h)
 
 .PHONY: all module clean check style unit tools test vm-test bench demo deps \
-	ksrc bench-accuracy bench-media bench-path record install uninstall stat \
+	ksrc bench-accuracy bench-media bench-mptcp bench-path record install uninstall stat \
 	dkms-install dkms-uninstall dkms-build debug-kernel vm-test-debug \
 	install-tools dkms-source deb
 
@@ -122,6 +124,10 @@ bench-accuracy: module tools
 bench-media: module tools
 	scripts/vm/run-vm.sh --name media --timeout 1200 -- \
 		scripts/bench/media.sh
+
+bench-mptcp: module tools
+	scripts/vm/run-vm.sh --name mptcp-bench --timeout 1200 -- \
+		scripts/bench/mptcp.sh
 
 record: module tools
 	scripts/vm/run-vm.sh --name record --timeout 600 -- scripts/bench/record.sh

@@ -11,6 +11,10 @@
 #                                                  -> tbf RATE (the bottleneck)
 #                               r0 egress (ACKs):  netem delay D
 #
+# path2_up adds a second path through the router, for MPTCP:
+#   sender -s1 (198.18.4.1) -- r3- router -r4 -- (198.18.5.2) d1- receiver
+#   r4 egress: netem delay D -> tbf RATE2; r3 egress: netem delay D
+#
 # cross_up adds a cross-traffic sender that shares only the bottleneck:
 #   +-------+  198.18.3.0/24
 #   | cross |-x0 ---------- r2- router (then r1, the bottleneck, receiver)
@@ -228,6 +232,47 @@ shape() {
 		return 1
 	tc -n "$NS_RTR" qdisc replace dev r0 root netem delay \
 		"$(netem_us "$delay")us" limit 100000
+}
+
+# path2_up RATE_MBIT DELAY_MS: the second pair of links, shaped on the
+# router's way to the receiver (netem, then tbf with a queue of one BDP,
+# as lib.sh's shape), delayed on the way back
+path2_up() {
+	local rate=$1 delay=$2 limit
+	limit=$((rate * 1000000 / 8 * delay * 2 / 1000))
+	[ "$limit" -lt 30000 ] && limit=30000
+	ip -n "$NS_SND" link add s1 type veth peer name r3 netns "$NS_RTR" &&
+	ip -n "$NS_RCV" link add d1 type veth peer name r4 netns "$NS_RTR" ||
+		return 1
+	ip -n "$NS_SND" addr add 198.18.4.1/24 dev s1
+	ip -n "$NS_RTR" addr add 198.18.4.2/24 dev r3
+	ip -n "$NS_RTR" addr add 198.18.5.1/24 dev r4
+	ip -n "$NS_RCV" addr add 198.18.5.2/24 dev d1
+	ip -n "$NS_SND" link set s1 up mtu "$TOPO_MTU"
+	ip -n "$NS_RTR" link set r3 up mtu "$TOPO_MTU"
+	ip -n "$NS_RTR" link set r4 up mtu "$TOPO_MTU"
+	ip -n "$NS_RCV" link set d1 up mtu "$TOPO_MTU"
+	ip -n "$NS_SND" route add 198.18.5.0/24 via 198.18.4.2
+	ip -n "$NS_RCV" route add 198.18.4.0/24 via 198.18.5.1
+	tc -n "$NS_RTR" qdisc replace dev r4 root handle 1: \
+		netem delay "$(netem_us "$delay")us" limit 100000 || return 1
+	tc -n "$NS_RTR" qdisc replace dev r4 parent 1:1 handle 10: \
+		tbf rate "${rate}mbit" burst "${SHAPE_BURST:-15000}" \
+		limit "$limit" || return 1
+	tc -n "$NS_RTR" qdisc replace dev r3 root netem delay \
+		"$(netem_us "$delay")us" limit 100000
+}
+
+# mptcp_up: the receiver announces its second address, the sender
+# accepts one announcement and opens one more subflow
+mptcp_up() {
+	local ns
+	for ns in "$NS_SND" "$NS_RCV"; do
+		ip netns exec "$ns" sysctl -qw net.mptcp.enabled=1 || return 1
+	done
+	ip -n "$NS_RCV" mptcp limits set subflows 2 add_addr_accepted 0 &&
+	ip -n "$NS_RCV" mptcp endpoint add 198.18.5.2 dev d1 signal &&
+	ip -n "$NS_SND" mptcp limits set subflows 2 add_addr_accepted 2
 }
 
 topo_down() {

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# MPTCP benchmark (not a test), run inside the VM by `make bench-mptcp`:
+# one bulk MPTCP transfer over two paths of different capacity (C1 = 20
+# and C2 = 8 Mbit/s, 40 ms, each shaped as the test bed's; see
+# selftests/imtcp_mptcp.sh) with, in turn, imtcp, reno, and imtcp with
+# its measurement off (the module parameter measure=N: Reno inside
+# imtcp, the control), BENCH_REPS (3) times each, BENCH_MPTCP_SECS (15)
+# seconds each. Reported per variant: the transfer's goodput, its ratio
+# to reno's, the bytes each path carried (ss, two seconds before the
+# end) and, for imtcp, each subflow's estimate then. The 6.1 packet
+# scheduler picks a subflow by its queued bytes over its pacing rate;
+# what imtcp's holds do to that shows in the split.
+# BENCH_HOLD_BUDGET (1-100) sets the module parameter hold_budget for
+# the run (default: the module's, 2).
+# Output in $IMTCP_OUT (or build/bench): mptcp.csv (one row per
+# transfer), mptcp.md (the table).
+export TOPO_MTU=1500
+source "$(dirname "$0")/../../selftests/lib.sh"
+
+C1=20
+C2=8
+DELAY=20
+REPS=${BENCH_REPS:-3}
+SECS=${BENCH_MPTCP_SECS:-15}
+in_range "$REPS" 1 50 || { echo "BENCH_REPS: 1-50" >&2; exit 2; }
+in_range "$SECS" 6 600 ||
+	{ echo "BENCH_MPTCP_SECS: seconds per transfer, 6-600" >&2; exit 2; }
+OUT=${IMTCP_OUT:-$TOP/build/bench}
+STAT=$TOP/build/userspace/imtcp-stat
+mkdir -p "$OUT"
+WORK=$(mktemp -d)
+trap 'topo_down; rm -rf "$WORK"' EXIT
+
+load_imtcp || exit 1
+if [ -n "${BENCH_HOLD_BUDGET:-}" ]; then
+	echo "$BENCH_HOLD_BUDGET" > /sys/module/imtcp/parameters/hold_budget ||
+		{ echo "BENCH_HOLD_BUDGET must be 1-100" >&2; exit 2; }
+fi
+BUDGET=$(cat /sys/module/imtcp/parameters/hold_budget)
+if ! topo_up ${C1}mbit $DELAY || ! calibrate_rtt ${C1}mbit $DELAY ||
+	! path2_up $C2 $DELAY || ! mptcp_up; then
+	echo "cannot build the test bed" >&2
+	exit 1
+fi
+
+# run VARIANT: one transfer; appends its row to the CSV
+run() {
+	local v=$1 cc=imtcp measure=Y rcv snd
+	case $v in
+	reno) cc=reno ;;
+	imtcp-off) measure=N ;;
+	esac
+	echo $measure > /sys/module/imtcp/parameters/measure
+	in_rcv "$XFER" recv -m -p 5701 2> /dev/null &
+	rcv=$!
+	rcv_listening 5701 || { kill "$rcv"; return 1; }
+	in_snd "$XFER" send -m -c $RCV_ADDR -p 5701 -C $cc -t "$SECS" \
+		> "$WORK/send" 2>&1 &
+	snd=$!
+	sleep $((SECS - 2))
+	in_snd "$STAT" -j > "$WORK/stat.json" 2>/dev/null || echo "[]" > "$WORK/stat.json"
+	in_snd ss -Htin > "$WORK/ss"
+	wait_exit "$snd" 20
+	wait_exit "$rcv" 10
+	python3 - "$v" "$WORK/send" "$WORK/ss" "$WORK/stat.json" >> "$OUT/mptcp.csv" <<'EOF'
+import json, re, sys
+v, send, ss, stat = sys.argv[1:]
+kv = dict(f.split("=", 1) for f in open(send).read().split() if "=" in f)
+acked = {}
+for m in re.finditer(r"(198\.18\.\d+\.\d+):\d+\s+\S+:\d+.*?bytes_acked:(\d+)",
+                     open(ss).read(), re.S):
+    acked[m.group(1)] = acked.get(m.group(1), 0) + int(m.group(2))
+est = {r["local"]["addr"]: r["estimate_bps"] / 1e6
+       for r in json.load(open(stat)) if r.get("mptcp")}
+print("%s,%s,%.2f,%.2f,%.1f,%.1f" % (
+    v, kv.get("goodput_mbps", "nan"), acked.get("198.18.1.1", 0) / 1e6,
+    acked.get("198.18.4.1", 0) / 1e6, est.get("198.18.1.1", 0),
+    est.get("198.18.4.1", 0)))
+EOF
+	tail -1 "$OUT/mptcp.csv"
+}
+
+echo "variant,goodput_mbps,path1_mb,path2_mb,est1_mbps,est2_mbps" > "$OUT/mptcp.csv"
+for i in $(seq "$REPS"); do
+	for v in imtcp reno imtcp-off; do
+		run $v || exit 1
+	done
+done
+echo Y > /sys/module/imtcp/parameters/measure
+
+python3 - "$OUT/mptcp.csv" "$SECS" "$BUDGET" > "$OUT/mptcp.md" <<'EOF'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+secs, budget = sys.argv[2], sys.argv[3]
+med = lambda v, k: statistics.median(float(r[k]) for r in rows if r["variant"] == v)
+reno = med("reno", "goodput_mbps")
+print("MPTCP over two paths (C 20 and 8 Mbit/s, 40 ms, MTU 1500), %s s "
+      "transfers, medians of %d each; imtcp's hold_budget %s %%\n" % (
+          secs, sum(r["variant"] == "reno" for r in rows), budget))
+print("variant     goodput Mbit/s  / reno  path 1 MB  path 2 MB  estimates 1, 2 Mbit/s  runs")
+for v in ("imtcp", "reno", "imtcp-off"):
+    runs = " ".join("%.1f" % float(r["goodput_mbps"]) for r in rows if r["variant"] == v)
+    est = ("%.1f, %.1f" % (med(v, "est1_mbps"), med(v, "est2_mbps"))
+           if v == "imtcp" else "-")
+    print("%-11s %14.1f  %6.3f  %9.1f  %9.1f  %-21s  %s" % (
+        v, med(v, "goodput_mbps"), med(v, "goodput_mbps") / reno,
+        med(v, "path1_mb"), med(v, "path2_mb"), est, runs))
+EOF
+cat "$OUT/mptcp.md"
