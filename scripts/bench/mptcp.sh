@@ -9,7 +9,8 @@
 # imtcp, the control), BENCH_REPS (3) times each, BENCH_MPTCP_SECS (15)
 # seconds each. Reported per variant: the transfer's goodput, its ratio
 # to reno's, the bytes each path carried (ss, two seconds before the
-# end) and, for imtcp, each subflow's estimate then. The 6.1 packet
+# end) and, for imtcp, each subflow's estimate, results so far and time
+# held (STORE) then. The 6.1 packet
 # scheduler picks a subflow by its queued bytes over its pacing rate;
 # what imtcp's holds do to that shows in the split.
 # BENCH_HOLD_BUDGET (1-100) sets the module parameter hold_budget for
@@ -72,17 +73,19 @@ acked = {}
 for m in re.finditer(r"(198\.18\.\d+\.\d+):\d+\s+\S+:\d+.*?bytes_acked:(\d+)",
                      open(ss).read(), re.S):
     acked[m.group(1)] = acked.get(m.group(1), 0) + int(m.group(2))
-est = {r["local"]["addr"]: r["estimate_bps"] / 1e6
-       for r in json.load(open(stat)) if r.get("mptcp")}
-print("%s,%s,%.2f,%.2f,%.1f,%.1f" % (
+sf = {r["local"]["addr"]: r for r in json.load(open(stat)) if r.get("mptcp")}
+fig = lambda a, k, scale: sf[a][k] / scale if a in sf else 0
+print("%s,%s,%.2f,%.2f,%.1f,%.1f,%d,%d,%.3f,%.3f" % (
     v, kv.get("goodput_mbps", "nan"), acked.get("198.18.1.1", 0) / 1e6,
-    acked.get("198.18.4.1", 0) / 1e6, est.get("198.18.1.1", 0),
-    est.get("198.18.4.1", 0)))
+    acked.get("198.18.4.1", 0) / 1e6,
+    fig("198.18.1.1", "estimate_bps", 1e6), fig("198.18.4.1", "estimate_bps", 1e6),
+    fig("198.18.1.1", "measurements", 1), fig("198.18.4.1", "measurements", 1),
+    fig("198.18.1.1", "hold_us", 1e6), fig("198.18.4.1", "hold_us", 1e6)))
 EOF
 	tail -1 "$OUT/mptcp.csv"
 }
 
-echo "variant,goodput_mbps,path1_mb,path2_mb,est1_mbps,est2_mbps" > "$OUT/mptcp.csv"
+echo "variant,goodput_mbps,path1_mb,path2_mb,est1_mbps,est2_mbps,meas1,meas2,hold1_s,hold2_s" > "$OUT/mptcp.csv"
 for i in $(seq "$REPS"); do
 	for v in imtcp reno imtcp-off; do
 		run $v || exit 1
@@ -99,13 +102,17 @@ reno = med("reno", "goodput_mbps")
 print("MPTCP over two paths (C 20 and 8 Mbit/s, 40 ms, MTU 1500), %s s "
       "transfers, medians of %d each; imtcp's hold_budget %s %%\n" % (
           secs, sum(r["variant"] == "reno" for r in rows), budget))
-print("variant     goodput Mbit/s  / reno  path 1 MB  path 2 MB  estimates 1, 2 Mbit/s  runs")
+print("variant     goodput Mbit/s  / reno  path 1 MB  path 2 MB  estimates 1, 2 Mbit/s  "
+      "results 1, 2  held 1, 2 s  runs")
 for v in ("imtcp", "reno", "imtcp-off"):
     runs = " ".join("%.1f" % float(r["goodput_mbps"]) for r in rows if r["variant"] == v)
-    est = ("%.1f, %.1f" % (med(v, "est1_mbps"), med(v, "est2_mbps"))
-           if v == "imtcp" else "-")
-    print("%-11s %14.1f  %6.3f  %9.1f  %9.1f  %-21s  %s" % (
+    est, res, held = "-", "-", "-"
+    if v == "imtcp":
+        est = "%.1f, %.1f" % (med(v, "est1_mbps"), med(v, "est2_mbps"))
+        res = "%d, %d" % (med(v, "meas1"), med(v, "meas2"))
+        held = "%.2f, %.2f" % (med(v, "hold1_s"), med(v, "hold2_s"))
+    print("%-11s %14.1f  %6.3f  %9.1f  %9.1f  %-21s  %-12s  %-11s  %s" % (
         v, med(v, "goodput_mbps"), med(v, "goodput_mbps") / reno,
-        med(v, "path1_mb"), med(v, "path2_mb"), est, runs))
+        med(v, "path1_mb"), med(v, "path2_mb"), est, res, held, runs))
 EOF
 cat "$OUT/mptcp.md"
