@@ -7,7 +7,7 @@
 # run an 18 s bulk transfer on imtcp while UDP cross traffic goes 4, 8,
 # then 4 Mbit/s. 20 Mbit/s: under TCG the emulated machine cannot
 # forward much more under load, and then A = C - cross would overstate
-# the path (Documentation/imtcp.rst, accuracy). Two timelines interleave
+# the path (Documentation/benchmarks.rst, accuracy). Two timelines interleave
 # as they happen: once a second the router's count of the cross traffic,
 # so A = 20 - cross, and each estimate as imtcp makes it (imtcp-stat -w
 # -j -t). Both loops run on
@@ -29,7 +29,7 @@ trap 'kill $sampler $watcher 2>/dev/null; topo_down; rm -rf "$OUT"' EXIT
 # One line a second: the cross traffic the router received in that
 # second (bytes on r2, timed where they are read) and A = C - cross,
 # in TCP payload as the estimate is: frames of 1514 bytes carry 1448
-# (Documentation/imtcp.rst, accuracy). The lines also go to $OUT/truth
+# (Documentation/benchmarks.rst, accuracy). The lines also go to $OUT/truth
 # as "end_us cross_kbit_per_s" (frames).
 sample_truth() {
 	local t0=$1 f=/sys/class/net/r2/statistics/rx_bytes a b ta tb x avail

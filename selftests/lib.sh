@@ -50,7 +50,7 @@ in_range() {
 # TCG a 50 Mbit/s test bed of 1500-byte frames carries less than its
 # bottleneck (the emulated CPUs forward slowly, and a tbf bucket of
 # TWO_FRAMES is shorter than a late emulated timer); with jumbo frames
-# it carries what it should (Documentation/imtcp.rst).
+# it carries what it should (Documentation/benchmarks.rst).
 TOPO_MTU=${TOPO_MTU:-1500}
 case $TOPO_MTU in
 ''|*[!0-9]*) echo "TOPO_MTU: a number of bytes" >&2; exit 2 ;;

@@ -334,7 +334,7 @@ TEST(vm_cbr_a40_fluid_outcomes_and_accuracy)
 /*
  * Recorded by module f8027ec (results the same as ours until bbd5f09)
  * at a 20 Mbit/s bottleneck, which the
- * emulated machine can fill (at 50 it cannot: Documentation/imtcp.rst),
+ * emulated machine can fill (at 50 it cannot: Documentation/benchmarks.rst),
  * with 5 Mbit/s of CBR cross traffic, 50 s.
  */
 TEST(vm_c20_a15_outcomes_and_accuracy)
