@@ -10,7 +10,9 @@
 # seconds each. Reported per variant: the transfer's goodput, its ratio
 # to reno's, the bytes each path carried (ss, two seconds before the
 # end) and, for imtcp, each subflow's estimate, results so far and time
-# held (STORE) then. The 6.1 packet
+# held (STORE) then, and the median and p90 of |estimate - C| in % of
+# its path's C (the paths are idle: A = C) over the estimates imtcp-stat
+# showed every half second from 3 s on. The 6.1 packet
 # scheduler picks a subflow by its queued bytes over its pacing rate;
 # what imtcp's holds do to that shows in the split.
 # BENCH_HOLD_BUDGET (1-100) sets the module parameter hold_budget for
@@ -60,14 +62,26 @@ run() {
 	in_snd "$XFER" send -m -c $RCV_ADDR -p 5701 -C $cc -t "$SECS" \
 		> "$WORK/send" 2>&1 &
 	snd=$!
-	sleep $((SECS - 2))
+	# every half second from 3 s on: the subflows' estimates
+	: > "$WORK/samples"
+	sleep 3
+	while kill -0 "$snd" 2>/dev/null; do
+		in_snd "$STAT" -j 2>/dev/null | tr -d '\n' >> "$WORK/samples"
+		echo >> "$WORK/samples"
+		sleep 0.5
+	done &
+	sampler=$!
+	sleep $((SECS - 5))
 	in_snd "$STAT" -j > "$WORK/stat.json" 2>/dev/null || echo "[]" > "$WORK/stat.json"
 	in_snd ss -Htin > "$WORK/ss"
 	wait_exit "$snd" 20
 	wait_exit "$rcv" 10
-	python3 - "$v" "$WORK/send" "$WORK/ss" "$WORK/stat.json" >> "$OUT/mptcp.csv" <<'EOF'
-import json, re, sys
-v, send, ss, stat = sys.argv[1:]
+	wait "$sampler"
+	python3 - "$v" "$WORK/send" "$WORK/ss" "$WORK/stat.json" "$WORK/samples" \
+		"$SECS" >> "$OUT/mptcp.csv" <<'EOF'
+import json, re, statistics, sys
+v, send, ss, stat, samples, secs = sys.argv[1:]
+cap = {"198.18.1.1": 20.0, "198.18.4.1": 8.0}
 kv = dict(f.split("=", 1) for f in open(send).read().split() if "=" in f)
 acked = {}
 for m in re.finditer(r"(198\.18\.\d+\.\d+):\d+\s+\S+:\d+.*?bytes_acked:(\d+)",
@@ -75,17 +89,33 @@ for m in re.finditer(r"(198\.18\.\d+\.\d+):\d+\s+\S+:\d+.*?bytes_acked:(\d+)",
     acked[m.group(1)] = acked.get(m.group(1), 0) + int(m.group(2))
 sf = {r["local"]["addr"]: r for r in json.load(open(stat)) if r.get("mptcp")}
 fig = lambda a, k, scale: sf[a][k] / scale if a in sf else 0
-print("%s,%s,%.2f,%.2f,%.1f,%.1f,%d,%d,%.3f,%.3f" % (
+# |estimate - C| in % of the path's C (idle paths: A = C), from samples
+# taken while the transfer ran, each estimate once (by its count)
+err = {a: {} for a in cap}
+for line in open(samples):
+    line = line.strip()
+    if not line:
+        continue
+    for r in json.loads(line):
+        a = r["local"]["addr"]
+        if r.get("mptcp") and a in cap and r["estimate_bps"]:
+            err[a][r["measurements"]] = abs(r["estimate_bps"] / 1e6 - cap[a]) / cap[a] * 100
+def q(a, p):
+    e = sorted(err[a].values())
+    return e[min(len(e) - 1, int(p * len(e)))] if e else float("nan")
+print("%s,%s,%.2f,%.2f,%.1f,%.1f,%d,%d,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f" % (
     v, kv.get("goodput_mbps", "nan"), acked.get("198.18.1.1", 0) / 1e6,
     acked.get("198.18.4.1", 0) / 1e6,
     fig("198.18.1.1", "estimate_bps", 1e6), fig("198.18.4.1", "estimate_bps", 1e6),
     fig("198.18.1.1", "measurements", 1), fig("198.18.4.1", "measurements", 1),
-    fig("198.18.1.1", "hold_us", 1e6), fig("198.18.4.1", "hold_us", 1e6)))
+    fig("198.18.1.1", "hold_us", 1e6), fig("198.18.4.1", "hold_us", 1e6),
+    q("198.18.1.1", 0.5), q("198.18.1.1", 0.9),
+    q("198.18.4.1", 0.5), q("198.18.4.1", 0.9)))
 EOF
 	tail -1 "$OUT/mptcp.csv"
 }
 
-echo "variant,goodput_mbps,path1_mb,path2_mb,est1_mbps,est2_mbps,meas1,meas2,hold1_s,hold2_s" > "$OUT/mptcp.csv"
+echo "variant,goodput_mbps,path1_mb,path2_mb,est1_mbps,est2_mbps,meas1,meas2,hold1_s,hold2_s,err1_med,err1_p90,err2_med,err2_p90" > "$OUT/mptcp.csv"
 for i in $(seq "$REPS"); do
 	for v in imtcp reno imtcp-off; do
 		run $v || exit 1
@@ -103,16 +133,18 @@ print("MPTCP over two paths (C 20 and 8 Mbit/s, 40 ms, MTU 1500), %s s "
       "transfers, medians of %d each; imtcp's hold_budget %s %%\n" % (
           secs, sum(r["variant"] == "reno" for r in rows), budget))
 print("variant     goodput Mbit/s  / reno  path 1 MB  path 2 MB  estimates 1, 2 Mbit/s  "
-      "results 1, 2  held 1, 2 s  runs")
+      "results 1, 2  held 1, 2 s  |err| %C med/p90 1; 2  runs")
 for v in ("imtcp", "reno", "imtcp-off"):
     runs = " ".join("%.1f" % float(r["goodput_mbps"]) for r in rows if r["variant"] == v)
-    est, res, held = "-", "-", "-"
+    est, res, held, err = "-", "-", "-", "-"
     if v == "imtcp":
         est = "%.1f, %.1f" % (med(v, "est1_mbps"), med(v, "est2_mbps"))
         res = "%d, %d" % (med(v, "meas1"), med(v, "meas2"))
         held = "%.2f, %.2f" % (med(v, "hold1_s"), med(v, "hold2_s"))
-    print("%-11s %14.1f  %6.3f  %9.1f  %9.1f  %-21s  %-12s  %-11s  %s" % (
+        err = "%.1f/%.1f; %.1f/%.1f" % (med(v, "err1_med"), med(v, "err1_p90"),
+                                        med(v, "err2_med"), med(v, "err2_p90"))
+    print("%-11s %14.1f  %6.3f  %9.1f  %9.1f  %-21s  %-12s  %-11s  %-24s  %s" % (
         v, med(v, "goodput_mbps"), med(v, "goodput_mbps") / reno,
-        med(v, "path1_mb"), med(v, "path2_mb"), est, res, held, runs))
+        med(v, "path1_mb"), med(v, "path2_mb"), est, res, held, err, runs))
 EOF
 cat "$OUT/mptcp.md"
