@@ -16,7 +16,9 @@
 # scheduler picks a subflow by its queued bytes over its pacing rate;
 # what imtcp's holds do to that shows in the split.
 # BENCH_HOLD_BUDGET (1-100) sets the module parameter hold_budget for
-# the run (default: the module's, 2).
+# the run (default: the module's, 2); BENCH_MPTCP_RMEM ("MIN DEFAULT
+# MAX" bytes) the receiver's net.ipv4.tcp_rmem, whose default and
+# maximum bound the connection-level receive window.
 # Output in $IMTCP_OUT (or build/bench): mptcp.csv (one row per
 # transfer), mptcp.md (the table).
 export TOPO_MTU=1500
@@ -47,6 +49,11 @@ if ! topo_up ${C1}mbit $DELAY || ! calibrate_rtt ${C1}mbit $DELAY ||
 	echo "cannot build the test bed" >&2
 	exit 1
 fi
+if [ -n "${BENCH_MPTCP_RMEM:-}" ]; then
+	ip netns exec "$NS_RCV" sysctl -qw net.ipv4.tcp_rmem="$BENCH_MPTCP_RMEM" ||
+		{ echo "BENCH_MPTCP_RMEM: three numbers of bytes" >&2; exit 2; }
+fi
+RMEM=$(ip netns exec "$NS_RCV" sysctl -n net.ipv4.tcp_rmem | tr '\t' ' ')
 
 # run VARIANT: one transfer; appends its row to the CSV
 run() {
@@ -123,15 +130,16 @@ for i in $(seq "$REPS"); do
 done
 echo Y > /sys/module/imtcp/parameters/measure
 
-python3 - "$OUT/mptcp.csv" "$SECS" "$BUDGET" > "$OUT/mptcp.md" <<'EOF'
+python3 - "$OUT/mptcp.csv" "$SECS" "$BUDGET" "$RMEM" > "$OUT/mptcp.md" <<'EOF'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-secs, budget = sys.argv[2], sys.argv[3]
+secs, budget, rmem = sys.argv[2], sys.argv[3], sys.argv[4]
 med = lambda v, k: statistics.median(float(r[k]) for r in rows if r["variant"] == v)
 reno = med("reno", "goodput_mbps")
 print("MPTCP over two paths (C 20 and 8 Mbit/s, 40 ms, MTU 1500), %s s "
-      "transfers, medians of %d each; imtcp's hold_budget %s %%\n" % (
-          secs, sum(r["variant"] == "reno" for r in rows), budget))
+      "transfers, medians of %d each; imtcp's hold_budget %s %%; "
+      "receiver's tcp_rmem %s\n" % (
+          secs, sum(r["variant"] == "reno" for r in rows), budget, rmem))
 print("variant     goodput Mbit/s  / reno  path 1 MB  path 2 MB  estimates 1, 2 Mbit/s  "
       "results 1, 2  held 1, 2 s  |err| %C med/p90 1; 2  runs")
 for v in ("imtcp", "reno", "imtcp-off"):
