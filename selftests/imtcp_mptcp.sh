@@ -17,6 +17,9 @@
 #   per_path          each subflow's estimate is within half and one and
 #                     a half times its own path's capacity (on an idle
 #                     path A is C), and path 1's is the higher
+#   token_needs_admin for user nobody (no CAP_NET_ADMIN, so sock_diag
+#                     gives no MPTCP data) both subflows are still
+#                     marked MPTCP, with "token": null
 # The same transfer with reno follows, for the split of bytes between
 # the paths side by side (reported, not checked).
 source "$(dirname "$0")/lib.sh"
@@ -46,6 +49,8 @@ transfer_mptcp() {
 	if [ "$cc" = imtcp ]; then
 		in_snd "$STAT" > "$WORK/$cc.table"
 		in_snd "$STAT" -j > "$WORK/$cc.json"
+		in_snd setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$STAT" -j > "$WORK/$cc.nobody.json"
 	fi
 	in_snd ss -Htin > "$WORK/$cc.ss"
 	wait_exit "$snd" 20
@@ -113,7 +118,17 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
-tap_begin 2
+test_token_needs_admin() {
+	python3 - "$WORK/imtcp.nobody.json" <<'EOF' || fail "not as documented"
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1])) if r["mptcp"] is not None]
+print("as nobody: %d subflows, mptcp %s" % (len(rows), [r["mptcp"] for r in rows]))
+if len(rows) != 2 or any(r["mptcp"] != {"token": None} for r in rows):
+    sys.exit(1)
+EOF
+}
+
+tap_begin 3
 [ -x "$STAT" ] || { echo "no $STAT: run make tools"; exit $KSFT_FAIL; }
 load_imtcp || { echo "cannot load imtcp"; exit $KSFT_FAIL; }
 if ! topo_up ${C1}mbit $DELAY || ! calibrate_rtt ${C1}mbit $DELAY ||
@@ -127,4 +142,5 @@ transfer_mptcp reno | sed 's/^/# reno: /'
 echo "# split of bytes: imtcp $(split imtcp); reno $(split reno)"
 run_test subflows_grouped test_subflows_grouped
 run_test per_path test_per_path
+run_test token_needs_admin test_token_needs_admin
 tap_end

@@ -438,8 +438,12 @@ static void find_subflows(struct row *r, int n)
 
 	for (i = 0; i < n && !r[i].mptcp; i++)
 		;
-	if (i == n || imtcp_subflows_read(&sfs) < 0)
+	if (i == n)
 		return;
+	if (imtcp_subflows_read(&sfs) < 0) {	/* shown as not known */
+		imtcp_subflows_free(&sfs);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		sf = r[i].mptcp ? imtcp_subflow_find(&sfs, r[i].cookie) : NULL;
 		if (sf) {
