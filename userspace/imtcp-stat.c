@@ -474,9 +474,8 @@ static void group_rows(struct row *r, int n)
 
 	for (i = 0; i < n; i++) {
 		r[i].order = i;
-		for (j = 0; j < i; j++) {
-			if (r[i].sf_known && r[j].sf_known &&
-			    r[i].sf.token == r[j].sf.token) {
+		for (j = 0; r[i].sf_known && j < i; j++) {
+			if (r[j].sf_known && r[i].sf.token == r[j].sf.token) {
 				r[i].order = r[j].order;
 				break;
 			}
