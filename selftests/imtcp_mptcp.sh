@@ -14,8 +14,9 @@
 #   subflows_grouped  imtcp-stat lists both subflows, each with its own
 #                     local address, under one MPTCP token, in its
 #                     table and in its JSON
-#   per_path          each subflow's estimate is within half and one and
-#                     a half times its own path's capacity (on an idle
+#   per_path          the median of each subflow's estimates (read every
+#                     0.5 s from 5 s on) is within half and one and a
+#                     half times its own path's capacity (on an idle
 #                     path A is C), and path 1's is the higher
 #   token_needs_admin for user nobody (no CAP_NET_ADMIN, so sock_diag
 #                     gives no MPTCP data) both subflows are still
@@ -34,8 +35,9 @@ WORK=$(mktemp -d)
 trap 'topo_down; rm -rf "$WORK"' EXIT
 
 # transfer_mptcp CC: SECS of bulk data from the sender to the receiver
-# over MPTCP; two seconds before its end (the subflows close with the
-# connection) imtcp-stat's table and JSON and ss's byte counts go to
+# over MPTCP; for imtcp, imtcp-stat's table and JSON (as root and as
+# nobody) at 5 s and its JSON every 0.5 s after; two seconds before the
+# end (the subflows close with the connection) ss's byte counts; all in
 # WORK/CC.*
 transfer_mptcp() {
 	local cc=$1 rcv snd
@@ -45,13 +47,21 @@ transfer_mptcp() {
 	in_snd "$XFER" send -m -c $RCV_ADDR -p 5701 -C "$cc" -t "$SECS" \
 		> "$WORK/$cc.send" 2>&1 &
 	snd=$!
-	sleep $((SECS - 2))
+	t0=$SECONDS
 	if [ "$cc" = imtcp ]; then
+		sleep 5
 		in_snd "$STAT" > "$WORK/$cc.table"
 		in_snd "$STAT" -j > "$WORK/$cc.json"
 		in_snd setpriv --reuid=65534 --regid=65534 --clear-groups \
 			"$STAT" -j > "$WORK/$cc.nobody.json"
+		# estimates every 0.5 s until two seconds before the end
+		while [ $((SECONDS - t0)) -lt $((SECS - 2)) ]; do
+			in_snd "$STAT" -j | tr -d '\n'
+			echo
+			sleep 0.5
+		done > "$WORK/$cc.samples"
 	fi
+	while [ $((SECONDS - t0)) -lt $((SECS - 2)) ]; do sleep 0.5; done
 	in_snd ss -Htin > "$WORK/$cc.ss"
 	wait_exit "$snd" 20
 	wait_exit "$rcv" 10
@@ -96,19 +106,26 @@ if len(lines) != 2:
 EOF
 }
 
+# the median of each subflow's estimates over the samples: one sample
+# can catch a subflow that the scheduler left idle, whose estimate the
+# busy-link cap then holds near its own low delivery rate (seen once:
+# 0.16 Mbit/s on the 20 Mbit/s path)
 test_per_path() {
-	python3 - "$WORK/imtcp.json" $C1 $C2 <<'EOF' || fail "estimates not per path"
-import json, sys
+	python3 - "$WORK/imtcp.samples" $C1 $C2 <<'EOF' || fail "estimates not per path"
+import json, statistics, sys
 c = {"198.18.1.1": float(sys.argv[2]), "198.18.4.1": float(sys.argv[3])}
-est = {}
-for r in json.load(open(sys.argv[1])):
-    if r["mptcp"] and r["local"]["addr"] in c:
-        est[r["local"]["addr"]] = r["estimate_bps"] / 1e6
+seen = {a: [] for a in c}
+for line in open(sys.argv[1]):
+    for r in json.loads(line) if line.strip() else []:
+        if r["mptcp"] and r["local"]["addr"] in c and r["estimate_bps"]:
+            seen[r["local"]["addr"]].append(r["estimate_bps"] / 1e6)
+est = {a: statistics.median(v) for a, v in seen.items() if v}
+print("samples: %s" % {a: len(v) for a, v in seen.items()})
 bad = False
 for addr, cap in sorted(c.items()):
     e = est.get(addr, 0)
     ok = 0.5 * cap <= e <= 1.5 * cap
-    print("path from %s: C %.0f Mbit/s, estimate %.1f%s" %
+    print("path from %s: C %.0f Mbit/s, median estimate %.1f%s" %
           (addr, cap, e, "" if ok else "  (outside 0.5-1.5 C)"))
     bad |= not ok
 if len(est) == 2 and est["198.18.1.1"] <= est["198.18.4.1"]:
