@@ -28,9 +28,9 @@
  *       srtt. Like the kernel's Reno, imtcp does not pace by itself: the
  *       rate sizes TSO bursts and is what sch_fq would pace at. Internal
  *       pacing is switched on only while the measurement holds segments
- *       or sends a stream (see below). A first version paced at this rate
- *       all the time; side by side at 1 % loss it lost 5-15 % of goodput
- *       against the kernel's unpaced Reno.
+ *       or sends a stream (see below): paced at this rate all the time, a
+ *       connection at 1 % loss lost 5-15 % of goodput against the
+ *       kernel's unpaced Reno.
  *   Everything else (RTO and F-RTO, RACK, idle restart, SACK scoreboard,
  *   ECN) is the stack's and needs nothing from a congestion control.
  *
@@ -59,16 +59,25 @@
  * own (imtcp_meas). If that fails, or with measure=N, the socket is
  * plain Reno (fail_alloc_every makes it fail on demand, for tests).
  *
- * Differences from the paper: T is capped at one srtt and gathers at the
- * lower of A and the window's rate (ACKs free held segments); the
- * estimate is a least-squares fit over all streams rather than the first
- * rising segment (see core/imtcp_est.c for why); the first result is
- * provisional (dropped at the lower edge of its range, else replaced by
- * the next); a result, and the estimate after it, is held between 9/10
- * and 5/4 of what the connection was delivered at while the
- * bottleneck's queue stood (then its rate is A itself;
- * core/imtcp_busy.c); a receiver that ACKs every second segment leaves
- * half the samples.
+ * Notable differences from the paper:
+ *   o T is capped at one srtt and gathers at the lower of A and the
+ *     window's rate (ACKs free held segments).
+ *   o Holds are paid from a budget (hold_budget, 2 % of the time by
+ *     default; core/imtcp_cu.c): measuring without pause cost a
+ *     loss-limited Reno window a third of its goodput.
+ *   o No hold on a window of N or less, nor below 4 N in a slow start
+ *     that the window limits.
+ *   o An application-limited sender's streams are as long as its writes
+ *     (5-16 segments), not N.
+ *   o A is a least-squares fit of a queue model over all streams' delays,
+ *     not the first rising segment (core/imtcp_est.c says why).
+ *   o The first result is provisional (dropped at the lower edge of its
+ *     range, else replaced by the next); the estimate is the median of
+ *     the latest results, smoothed by an EWMA (gain_shift).
+ *   o A result, and the estimate after it, is held between 9/10 and 5/4
+ *     of what the connection was delivered at while the bottleneck's
+ *     queue stood (then its rate is A itself; core/imtcp_busy.c).
+ *   o A receiver that ACKs every second segment leaves half the samples.
  *
  * References:
  *   Cao Le Thanh Man, Go Hasegawa, Masayuki Murata, "ImTCP: TCP with an
@@ -82,6 +91,7 @@
 
 #include "core/imtcp_reno.h"
 #include "imtcp_meas.h"
+#include "imtcp_pacing.h"
 #include "uapi/imtcp.h"
 
 /* Per-socket state, kept in icsk_ca_priv. */
@@ -95,26 +105,6 @@ struct imtcp {
 static struct imtcp *imtcp_ca(const struct sock *sk)
 {
 	return inet_csk_ca(sk);
-}
-
-/* Set sk_pacing_rate as the kernel does for a Reno flow. */
-void imtcp_set_reno_pacing_rate(struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-	const struct net *net = sock_net(sk);
-	u32 ratio;
-	u64 rate;
-
-	if (tcp_snd_cwnd(tp) < tp->snd_ssthresh / 2)
-		ratio = READ_ONCE(net->ipv4.sysctl_tcp_pacing_ss_ratio);
-	else
-		ratio = READ_ONCE(net->ipv4.sysctl_tcp_pacing_ca_ratio);
-
-	rate = imtcp_reno_pacing_rate(tp->mss_cache, tcp_snd_cwnd(tp),
-				      tp->packets_out, tp->srtt_us, ratio);
-	/* sch_fq reads sk_pacing_rate without the socket lock. */
-	WRITE_ONCE(sk->sk_pacing_rate,
-		   min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate)));
 }
 
 /* One PRR step while in CWR or Recovery. */
@@ -212,7 +202,7 @@ static void imtcp_cong_control(struct sock *sk, const struct rate_sample *rs)
 
 	imtcp_reno_update(sk, rs);
 	if (!m || !imtcp_meas_owns_pacing(m))
-		imtcp_set_reno_pacing_rate(sk);
+		imtcp_set_reno_pacing(sk);
 	if (m)
 		imtcp_meas_on_ack(sk, m, rs);
 }
@@ -281,7 +271,7 @@ static void imtcp_init(struct sock *sk)
 
 	ca->prior_snd_una = tcp_sk(sk)->snd_una;
 	ca->ack_mstamp = 0;
-	imtcp_set_reno_pacing_rate(sk);
+	imtcp_set_reno_pacing(sk);
 	ca->meas = imtcp_meas_alloc(sk, &ca->info);
 }
 
@@ -348,8 +338,6 @@ static int __init imtcp_register(void)
 	int err;
 
 	BUILD_BUG_ON(sizeof(struct imtcp) > ICSK_CA_PRIV_SIZE);
-	BUILD_BUG_ON((int)IMTCP_STATE_EMPTY != (int)IMTCP_EMPTY ||
-		     (int)IMTCP_STATE_OFF != (int)IMTCP_OFF);
 	BUILD_BUG_ON((int)IMTCP_BOUND_NONE != (int)IMTCP_HELD_NONE ||
 		     (int)IMTCP_BOUND_CAP != (int)IMTCP_HELD_CAP ||
 		     (int)IMTCP_BOUND_FLOOR != (int)IMTCP_HELD_FLOOR);

@@ -33,6 +33,7 @@
 #include <net/mptcp.h>
 
 #include "imtcp_meas.h"
+#include "imtcp_pacing.h"
 #include "core/imtcp_pace.h"
 #include "uapi/imtcp.h"
 
@@ -196,9 +197,9 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 	v->in_flight = tcp_packets_in_flight(tp);
 	v->can_measure = can_measure(sk);
 	v->slow_start = tcp_in_slow_start(tp);
-	v->sent = m->cu.state == IMTCP_SEND ? stream_sent(sk, m) : 0;
+	v->sent = m->cu.state == IMTCP_STATE_SEND ? stream_sent(sk, m) : 0;
 	/* a division, but only while a stream is out */
-	v->seg_us = m->cu.state == IMTCP_SEND ?
+	v->seg_us = m->cu.state == IMTCP_STATE_SEND ?
 		    (tp->srtt_us >> 3) / max(tcp_snd_cwnd(tp), 1U) : 0;
 	v->slot_due = tp->tcp_wstamp_ns <= tp->tcp_clock_cache;
 	v->acked = !before(tp->snd_una, m->stream_end);
@@ -206,14 +207,6 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 	/* mdev_us: four times the mean deviation, the RTT's noise */
 	v->queue_us = v->srtt_us > tcp_min_rtt(tp) + tp->mdev_us ?
 		      v->srtt_us - tcp_min_rtt(tp) - tp->mdev_us : 0;
-}
-
-/* sk_pacing_rate is in bytes per second (see imtcp_pacing_Bps). */
-static void set_pacing(struct sock *sk, u64 pacing_Bps)
-{
-	/* sch_fq reads sk_pacing_rate without the socket lock. */
-	WRITE_ONCE(sk->sk_pacing_rate,
-		   min_t(u64, pacing_Bps, READ_ONCE(sk->sk_max_pacing_rate)));
 }
 
 /*
@@ -291,7 +284,7 @@ static u64 rate_hint(const struct sock *sk)
  */
 static u64 range_cap_bps(const struct imtcp_meas *m, u64 hint_bps, u32 mss)
 {
-	return min(IMTCP_CAP_MUL * max(m->dlv_max, hint_bps),
+	return min(IMTCP_CAP_MUL * max(m->dlv_max_bps, hint_bps),
 		   2 * imtcp_envelope_bps(&m->cfg, mss));
 }
 
@@ -301,21 +294,22 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 	struct tcp_sock *tp = tcp_sk(sk);
 	u64 hint = rate_hint(sk);
 
-	if (!m->est.bu)
+	if (!m->est.hi_bps)
 		imtcp_first_range(&m->est, hint);
 	if (!m->cu.stream)
 		imtcp_est_bound(&m->est,
-				imtcp_range_floor(m->dlv_max, hint),
+				imtcp_range_floor(m->dlv_max_bps, hint),
 				range_cap_bps(m, hint, tp->mss_cache));
 	imtcp_plan_stream(&m->est, &m->cfg, m->cu.stream, st);
 	st->seg_bytes = tp->mss_cache;
 	m->stream_seq[m->cu.stream] = tp->snd_nxt;
 	m->mss = tp->mss_cache;
-	m->stream_t0 = tp->tcp_clock_cache;
+	m->stream_t0_ns = tp->tcp_clock_cache;
 	shape(sk, m, 1);
 	release(sk);
 	pacing_on(sk);
-	set_pacing(sk, imtcp_pacing_Bps(imtcp_gap_rate(st, m->cfg.n, 0)));
+	imtcp_set_pacing_Bps(sk,
+			     imtcp_pacing_Bps(imtcp_gap_bps(st, m->cfg.n, 0)));
 	if (trace_imtcp_stream_start_enabled())
 		trace_imtcp_stream_start(m->cookie, m->cu.stream, tp->snd_nxt,
 					 st->lo_bps, st->hi_bps, m->cfg.n,
@@ -343,25 +337,25 @@ static void enter_state(struct sock *sk, struct imtcp_meas *m, u32 from)
 	WRITE_ONCE(m->info->state, m->cu.state);
 	WRITE_ONCE(m->info->m, m->cu.m);
 	switch (m->cu.state) {
-	case IMTCP_STORE:
+	case IMTCP_STATE_STORE:
 		unshape(sk, m);
 		pacing_on(sk);
-		t = imtcp_hold_us(tp->mss_cache, m->est.smoothed ?: m->est.bl,
+		t = imtcp_hold_us(tp->mss_cache, m->est.estimate_bps ?: m->est.lo_bps,
 				  m->cu.m, tcp_snd_cwnd(tp), tp->mdev_us,
 				  tp->srtt_us >> 3);
 		m->cu.deadline_us = now_us(tp) + t;
-		imtcp_set_reno_pacing_rate(sk);
+		imtcp_set_reno_pacing(sk);
 		tp->tcp_wstamp_ns = max(tp->tcp_wstamp_ns, tp->tcp_clock_cache +
 					(u64)t * NSEC_PER_USEC);
 		break;
-	case IMTCP_SEND:
+	case IMTCP_STATE_SEND:
 		begin_stream(sk, m);
 		break;
 	default:	/* EMPTY, PASS, OFF */
 		unshape(sk, m);
 		release(sk);
 		pacing_off(sk);
-		imtcp_set_reno_pacing_rate(sk);
+		imtcp_set_reno_pacing(sk);
 		break;
 	}
 }
@@ -392,7 +386,7 @@ static void take_sample(struct sock *sk, struct imtcp_meas *m,
 			const struct rate_sample *rs)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 i, started = m->cu.stream + (m->cu.state == IMTCP_SEND);
+	u32 i, started = m->cu.stream + (m->cu.state == IMTCP_STATE_SEND);
 	u32 end, seg;
 
 	if (rs->delivered <= 0 || rs->is_retrans || !m->mss)
@@ -437,18 +431,18 @@ static void publish_estimate(struct imtcp_meas *m, u64 busy_bps)
 {
 	unsigned long now = jiffies;
 
-	WRITE_ONCE(m->pub.raw, m->est.raw);
+	WRITE_ONCE(m->pub.raw_bps, m->est.raw_bps);
 	WRITE_ONCE(m->pub.probe_bps, m->est.probe_bps);
 	WRITE_ONCE(m->pub.busy_bps, busy_bps);
 	WRITE_ONCE(m->pub.bound, m->est.held);
-	WRITE_ONCE(m->pub.range_lo, m->est.bl);
-	WRITE_ONCE(m->pub.range_hi, m->est.bu);
+	WRITE_ONCE(m->pub.range_lo_bps, m->est.lo_bps);
+	WRITE_ONCE(m->pub.range_hi_bps, m->est.hi_bps);
 	WRITE_ONCE(m->pub.measurements, m->est.count);
 	WRITE_ONCE(m->pub.est_jiffies, now);
-	WRITE_ONCE(m->pub.estimate, m->est.smoothed);
+	WRITE_ONCE(m->pub.estimate_bps, m->est.estimate_bps);
 	WRITE_ONCE(m->info->measurements, m->est.count);
 	WRITE_ONCE(m->info->est_jiffies, now);
-	WRITE_ONCE(m->info->estimate_bps, m->est.smoothed);
+	WRITE_ONCE(m->info->estimate_bps, m->est.estimate_bps);
 }
 
 /*
@@ -463,12 +457,12 @@ static bool out_of_envelope(struct imtcp_meas *m, u64 fit_bps)
 	u64 env_bps = imtcp_envelope_bps(&m->cfg, m->mss);
 
 	WRITE_ONCE(m->pub.envelope_bps, env_bps);
-	if (max(m->dlv_max, fit_bps) <= env_bps) {
+	if (max(m->dlv_max_bps, fit_bps) <= env_bps) {
 		WRITE_ONCE(m->pub.reason, IMTCP_REASON_NONE);
 		return false;
 	}
 	WRITE_ONCE(m->pub.reason, IMTCP_REASON_ENVELOPE);
-	WRITE_ONCE(m->pub.estimate, 0);
+	WRITE_ONCE(m->pub.estimate_bps, 0);
 	WRITE_ONCE(m->info->estimate_bps, 0);
 	imtcp_stat_out_of_envelope(m->net);
 	return true;
@@ -484,7 +478,7 @@ static void holds_reason(struct imtcp_meas *m)
 	u8 reason = READ_ONCE(m->pub.reason);
 
 	if (imtcp_cu_holds_failing(&m->cu)) {
-		if (reason == IMTCP_REASON_NONE && !READ_ONCE(m->pub.estimate))
+		if (reason == IMTCP_REASON_NONE && !READ_ONCE(m->pub.estimate_bps))
 			WRITE_ONCE(m->pub.reason, IMTCP_REASON_HOLDS_FAILING);
 	} else if (reason == IMTCP_REASON_HOLDS_FAILING) {
 		WRITE_ONCE(m->pub.reason, IMTCP_REASON_NONE);
@@ -518,7 +512,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	}
 	fit = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge, &rse);
 	outside = out_of_envelope(m, fit);
-	m->dlv_max -= m->dlv_max / 4;	/* let the floor follow a fall */
+	m->dlv_max_bps -= m->dlv_max_bps / 4;	/* let the floor follow a fall */
 	taken = !outside &&
 		imtcp_est_update_bounded(&m->est, &m->cfg, fit, edge, rse,
 					 &m->busy);
@@ -542,8 +536,8 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 	u32 from = m->cu.state, flags, stream = m->cu.stream;
 
 	/* a measurement's streams all have the length it began with */
-	if (!m->cu.stream && m->cu.state != IMTCP_SEND &&
-	    m->cu.state != IMTCP_PASS)
+	if (!m->cu.stream && m->cu.state != IMTCP_STATE_SEND &&
+	    m->cu.state != IMTCP_STATE_PASS)
 		m->cfg.n = imtcp_cu_stream_len(&m->cu);
 	view_of(sk, m, &v);
 	flags = imtcp_cu_step(&m->cu, m->cfg.n, m->cfg.k, &v);
@@ -580,10 +574,10 @@ static void track_delivery(struct sock *sk, struct imtcp_meas *m,
 	if (rs->delivered <= 0 || rs->interval_us <= 0 || rs->is_app_limited)
 		return;
 	/* compare without dividing; divide only for a new maximum */
-	if (check_mul_overflow(m->dlv_max, (u64)rs->interval_us, &top) ||
+	if (check_mul_overflow(m->dlv_max_bps, (u64)rs->interval_us, &top) ||
 	    (u64)rs->delivered * mss * 8 * USEC_PER_SEC <= top)
 		return;
-	m->dlv_max = imtcp_rate_bps(rs->delivered, mss, rs->interval_us);
+	m->dlv_max_bps = imtcp_rate_bps(rs->delivered, mss, rs->interval_us);
 }
 
 /*
@@ -623,7 +617,7 @@ void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,
 	publish_path(sk, m);
 	track_delivery(sk, m, rs);
 	track_busy(sk, m, rs);
-	if (m->cu.state != IMTCP_OFF)
+	if (m->cu.state != IMTCP_STATE_OFF)
 		take_sample(sk, m, rs);
 	step(sk, m);
 }
@@ -644,13 +638,13 @@ static u32 pace_stream(struct sock *sk, struct imtcp_meas *m)
 	struct imtcp_pace p;
 
 	imtcp_pace_next(&m->st[m->cu.stream], m->cfg.n, stream_sent(sk, m),
-			now - m->stream_t0,
+			now - m->stream_t0_ns,
 			now > tp->tcp_wstamp_ns ? now - tp->tcp_wstamp_ns : 0,
 			held_segs(sk), &p);
 	if (p.wait_ns)
 		tp->tcp_wstamp_ns = max(tp->tcp_wstamp_ns, now + p.wait_ns);
 	shape(sk, m, p.segs);
-	set_pacing(sk, p.pacing_Bps);
+	imtcp_set_pacing_Bps(sk, p.pacing_Bps);
 	return m->gso_segs;
 }
 
@@ -676,11 +670,11 @@ static bool stream_ready(const struct sock *sk, const struct imtcp_meas *m)
  */
 u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *m)
 {
-	if (m->cu.state == IMTCP_EMPTY && stream_ready(sk, m))
+	if (m->cu.state == IMTCP_STATE_EMPTY && stream_ready(sk, m))
 		step(sk, m);
-	if (m->cu.state == IMTCP_STORE || m->cu.state == IMTCP_SEND)
+	if (m->cu.state == IMTCP_STATE_STORE || m->cu.state == IMTCP_STATE_SEND)
 		step(sk, m);
-	if (m->cu.state != IMTCP_SEND)
+	if (m->cu.state != IMTCP_STATE_SEND)
 		return 0;
 	return pace_stream(sk, m);
 }
@@ -695,7 +689,7 @@ void imtcp_meas_pause(struct sock *sk, struct imtcp_meas *m)
 {
 	u32 from = m->cu.state, flags;
 
-	if (from == IMTCP_OFF)
+	if (from == IMTCP_STATE_OFF)
 		return;
 	flags = imtcp_cu_pause(&m->cu);
 	if (flags & IMTCP_CU_MEASURED)
@@ -706,7 +700,7 @@ void imtcp_meas_pause(struct sock *sk, struct imtcp_meas *m)
 /* Whether the measurement sets sk_pacing_rate now (else Reno's rate). */
 bool imtcp_meas_owns_pacing(const struct imtcp_meas *m)
 {
-	return m->cu.state == IMTCP_SEND;
+	return m->cu.state == IMTCP_STATE_SEND;
 }
 
 /* Who the socket is, for the registry's readers. */
@@ -783,7 +777,7 @@ void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m)
 	if (!m)
 		return;
 	unshape(sk, m);
-	if (m->cu.state == IMTCP_STORE || m->cu.state == IMTCP_SEND) {
+	if (m->cu.state == IMTCP_STATE_STORE || m->cu.state == IMTCP_STATE_SEND) {
 		release(sk);
 		pacing_off(sk);
 	}

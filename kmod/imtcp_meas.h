@@ -18,12 +18,12 @@
  * reader never touches the socket itself.
  */
 struct imtcp_pub {
-	u64 estimate;		/* bit/s, 0: none yet */
-	u64 raw;
+	u64 estimate_bps;	/* 0: none yet */
+	u64 raw_bps;		/* the latest result */
 	u64 probe_bps;		/* the latest result before the busy bounds */
 	u64 busy_bps;		/* busy-link delivery rate at that result */
-	u64 range_lo;
-	u64 range_hi;
+	u64 range_lo_bps;
+	u64 range_hi_bps;
 	u32 dlv_segs;		/* delivery rate: segments delivered .. */
 	u32 dlv_us;		/* .. over this many us (tp->rate_*) */
 	u32 mss;
@@ -83,12 +83,12 @@ struct imtcp_meas {
 	u32 stream_end;			/* snd_nxt after the last stream */
 	u64 cookie;			/* socket cookie, as ss shows it */
 	u32 mss;			/* segment size of the streams */
-	u64 dlv_max;			/* highest recent delivery rate, bit/s */
+	u64 dlv_max_bps;		/* highest recent delivery rate */
 	struct imtcp_busy busy;		/* .. and while the link was busy */
 	s32 delay_max[2];		/* top sample delay, this and last */
 	s32 delay_min[2];		/* lowest, this and last (0: none) */
 	u32 streams_failed;
-	u64 stream_t0;			/* first departure of the stream, ns */
+	u64 stream_t0_ns;		/* first departure of the stream */
 	u16 saved_gso_max_segs;		/* while a stream goes out */
 	u16 gso_segs;			/* what we set it to meanwhile */
 	bool shaped;			/* gso_max_segs is ours */
@@ -103,9 +103,6 @@ void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,
 u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *m);
 void imtcp_meas_pause(struct sock *sk, struct imtcp_meas *m);
 bool imtcp_meas_owns_pacing(const struct imtcp_meas *m);
-
-/* imtcp_main.c */
-void imtcp_set_reno_pacing_rate(struct sock *sk);
 
 /* imtcp_nl.c: the registry of measuring sockets and the netlink family */
 int imtcp_nl_init(void);

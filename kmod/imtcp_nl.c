@@ -110,21 +110,21 @@ static int put_addrs(struct sk_buff *skb, const struct imtcp_meas *m)
 
 static int put_figures(struct sk_buff *skb, const struct imtcp_pub *p)
 {
-	u64 est = READ_ONCE(p->estimate);
+	u64 est = READ_ONCE(p->estimate_bps);
 	u32 age = est ? jiffies_to_msecs(jiffies -
 					 READ_ONCE(p->est_jiffies)) : 0;
 
 	if (nla_put_u64_64bit(skb, IMTCP_A_ESTIMATE, est, IMTCP_A_PAD) ||
-	    nla_put_u64_64bit(skb, IMTCP_A_RAW, READ_ONCE(p->raw),
+	    nla_put_u64_64bit(skb, IMTCP_A_RAW, READ_ONCE(p->raw_bps),
 			      IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_PROBE, READ_ONCE(p->probe_bps),
 			      IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_BUSY, READ_ONCE(p->busy_bps),
 			      IMTCP_A_PAD) ||
 	    nla_put_u8(skb, IMTCP_A_BOUND, READ_ONCE(p->bound)) ||
-	    nla_put_u64_64bit(skb, IMTCP_A_RANGE_LO, READ_ONCE(p->range_lo),
+	    nla_put_u64_64bit(skb, IMTCP_A_RANGE_LO, READ_ONCE(p->range_lo_bps),
 			      IMTCP_A_PAD) ||
-	    nla_put_u64_64bit(skb, IMTCP_A_RANGE_HI, READ_ONCE(p->range_hi),
+	    nla_put_u64_64bit(skb, IMTCP_A_RANGE_HI, READ_ONCE(p->range_hi_bps),
 			      IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_DELIVERY,
 			      imtcp_rate_bps(READ_ONCE(p->dlv_segs),

@@ -11,6 +11,20 @@
 
 #include <linux/tracepoint.h>
 #include "core/imtcp_est.h"
+#include "uapi/imtcp.h"
+
+TRACE_DEFINE_ENUM(IMTCP_STATE_OFF);
+TRACE_DEFINE_ENUM(IMTCP_STATE_STORE);
+TRACE_DEFINE_ENUM(IMTCP_STATE_SEND);
+TRACE_DEFINE_ENUM(IMTCP_STATE_PASS);
+TRACE_DEFINE_ENUM(IMTCP_STATE_EMPTY);
+
+#define imtcp_show_state(s)						\
+	__print_symbolic(s, { IMTCP_STATE_OFF, "off" },			\
+			 { IMTCP_STATE_STORE, "store" },		\
+			 { IMTCP_STATE_SEND, "send" },			\
+			 { IMTCP_STATE_PASS, "pass" },			\
+			 { IMTCP_STATE_EMPTY, "empty" })
 
 TRACE_EVENT(imtcp_state,
 	    TP_PROTO(u64 cookie, u32 from, u32 to, u32 m, u32 stream, u32 cwnd,
@@ -34,12 +48,8 @@ TRACE_EVENT(imtcp_state,
 	    ),
 	    TP_printk("cookie=%llu %s->%s m=%u stream=%u cwnd=%u held=%u",
 		      __entry->cookie,
-		      __print_symbolic(__entry->from, { 0, "off" },
-				       { 1, "store" }, { 2, "send" },
-				       { 3, "pass" }, { 4, "empty" }),
-		      __print_symbolic(__entry->to, { 0, "off" },
-				       { 1, "store" }, { 2, "send" },
-				       { 3, "pass" }, { 4, "empty" }),
+		      imtcp_show_state(__entry->from),
+		      imtcp_show_state(__entry->to),
 		      __entry->m, __entry->stream, __entry->cwnd, __entry->held)
 );
 
@@ -155,12 +165,12 @@ TRACE_EVENT(imtcp_estimate,
 			     __field(u32, held)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
-			   __entry->bps = e->smoothed;
+			   __entry->bps = e->estimate_bps;
 			   __entry->raw_bps = raw_bps;
 			   __entry->busy_bps = busy_bps;
 			   __entry->floor_bps = floor_bps;
-			   __entry->bl = e->bl;
-			   __entry->bu = e->bu;
+			   __entry->bl = e->lo_bps;
+			   __entry->bu = e->hi_bps;
 			   __entry->edge = edge;
 			   __entry->srtt_us = srtt_us;
 			   __entry->cwnd = cwnd;

@@ -67,10 +67,15 @@ static bool first_json = true;
 
 static const char *state_name(uint8_t s)
 {
-	static const char * const names[] = {
-		"off", "store", "send", "pass", "empty",
+	static const char * const names[__IMTCP_STATE_MAX] = {
+		[IMTCP_STATE_OFF] = "off",
+		[IMTCP_STATE_STORE] = "store",
+		[IMTCP_STATE_SEND] = "send",
+		[IMTCP_STATE_PASS] = "pass",
+		[IMTCP_STATE_EMPTY] = "empty",
 	};
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+
+	return s < __IMTCP_STATE_MAX && names[s] ? names[s] : "?";
 }
 
 /* Why a socket shows no estimate, as the JSON "reason" says it. */

@@ -7,7 +7,7 @@
 #ifndef _IMTCP_BUSY_H
 #define _IMTCP_BUSY_H
 
-#include "imtcp_est.h"
+#include "imtcp_types.h"
 
 #define IMTCP_BUSY_WINDOW_RTTS	4	/* a window of the maximum, in srtt */
 

@@ -70,22 +70,9 @@
  */
 #include "imtcp_cu.h"
 
-static const char * const state_names[IMTCP_NSTATES] = {
-	[IMTCP_OFF] = "off",
-	[IMTCP_STORE] = "store",
-	[IMTCP_SEND] = "send",
-	[IMTCP_PASS] = "pass",
-	[IMTCP_EMPTY] = "empty",
-};
-
-const char *imtcp_state_name(u32 state)
-{
-	return state < IMTCP_NSTATES ? state_names[state] : "?";
-}
-
 void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 {
-	cu->state = IMTCP_OFF;
+	cu->state = IMTCP_STATE_OFF;
 	cu->m = n;
 	cu->good = 0;
 	cu->stream = 0;
@@ -301,11 +288,11 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 		cu->limited = window_limited(v);
 		return;
 	}
-	if (cu->state == IMTCP_SEND) {
+	if (cu->state == IMTCP_STATE_SEND) {
 		cu->stream_us += dt;
 		charge = send_charge(cu, v, dt);
 	}
-	if (cu->state == IMTCP_STORE)
+	if (cu->state == IMTCP_STATE_STORE)
 		charge = hold_charge(cu, v, dt);
 	cu->limited = window_limited(v);
 	cu->cost_us += charge;
@@ -390,7 +377,7 @@ static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	cu->free_us = v->queue_us;
 	if (!cu->stream && in_debt(cu) && cu->free_starts)
 		cu->free_starts--;
-	return goto_state(cu, IMTCP_STORE);
+	return goto_state(cu, IMTCP_STATE_STORE);
 }
 
 /*
@@ -420,7 +407,7 @@ static u32 hold_failed(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	cu->rest_until_us = v->now_us + (v->srtt_us << shift);
 	cu->good = 0;
 	cu->stream = 0;
-	return IMTCP_CU_FAILED | goto_state(cu, IMTCP_EMPTY);
+	return IMTCP_CU_FAILED | goto_state(cu, IMTCP_STATE_EMPTY);
 }
 
 static u32 step_store(struct imtcp_cu *cu, u32 n,
@@ -430,7 +417,7 @@ static u32 step_store(struct imtcp_cu *cu, u32 n,
 		cu->send_us = 0;
 		cu->send_charged = 0;
 		writes_whole(cu, v->held);
-		return goto_state(cu, IMTCP_SEND);
+		return goto_state(cu, IMTCP_STATE_SEND);
 	}
 	if (!may_hold(cu, n, v) || time_reached(v->now_us, cu->deadline_us))
 		return hold_failed(cu, v);
@@ -445,7 +432,7 @@ static u32 step_send(struct imtcp_cu *cu, u32 n, u32 k,
 		cu->short_segs = 0;
 		cu->stream++;
 		return IMTCP_CU_STREAM_DONE |
-		       goto_state(cu, cu->stream >= k ? IMTCP_PASS : IMTCP_EMPTY);
+		       goto_state(cu, cu->stream >= k ? IMTCP_STATE_PASS : IMTCP_STATE_EMPTY);
 	}
 	if (v->slot_due && !v->held) {
 		if (cu->m < n)
@@ -453,7 +440,7 @@ static u32 step_send(struct imtcp_cu *cu, u32 n, u32 k,
 		writes_short(cu, v, v->sent);
 		count_failure(cu);
 		cu->good = 0;
-		return IMTCP_CU_FAILED | goto_state(cu, IMTCP_EMPTY);
+		return IMTCP_CU_FAILED | goto_state(cu, IMTCP_STATE_EMPTY);
 	}
 	return 0;
 }
@@ -465,7 +452,7 @@ static u32 step_pass(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
 	cu->stream = 0;
 	if (may_hold(cu, n, v) && may_start(cu, v))
 		return IMTCP_CU_MEASURED | hold(cu, v);
-	return IMTCP_CU_MEASURED | goto_state(cu, IMTCP_EMPTY);
+	return IMTCP_CU_MEASURED | goto_state(cu, IMTCP_STATE_EMPTY);
 }
 
 /*
@@ -485,11 +472,11 @@ static u32 step_pass(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
  */
 u32 imtcp_cu_pause(struct imtcp_cu *cu)
 {
-	u32 flags = cu->state == IMTCP_PASS && !cu->slow_start ?
+	u32 flags = cu->state == IMTCP_STATE_PASS && !cu->slow_start ?
 		    IMTCP_CU_MEASURED : 0;
 
 	cu->stream = 0;
-	return flags | goto_state(cu, IMTCP_OFF);
+	return flags | goto_state(cu, IMTCP_STATE_OFF);
 }
 
 /*
@@ -504,16 +491,16 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 	if (!v->can_measure)
 		return imtcp_cu_pause(cu);
 	switch (cu->state) {
-	case IMTCP_STORE:
+	case IMTCP_STATE_STORE:
 		return step_store(cu, n, v);
-	case IMTCP_SEND:
+	case IMTCP_STATE_SEND:
 		return step_send(cu, n, k, v);
-	case IMTCP_PASS:
+	case IMTCP_STATE_PASS:
 		return step_pass(cu, n, v);
 	default:	/* OFF, EMPTY */
 		if (may_hold(cu, n, v) && may_start(cu, v))
 			return hold(cu, v);
-		return goto_state(cu, IMTCP_EMPTY);
+		return goto_state(cu, IMTCP_STATE_EMPTY);
 	}
 }
 

@@ -9,15 +9,7 @@
 #define _IMTCP_CU_H
 
 #include "imtcp_types.h"
-
-enum imtcp_state {
-	IMTCP_OFF,	/* measurement paused: loss recovery, CWR, start */
-	IMTCP_STORE,	/* holding segments until m are ready */
-	IMTCP_SEND,	/* a measurement stream is leaving */
-	IMTCP_PASS,	/* all streams sent; waiting for their ACKs */
-	IMTCP_EMPTY,	/* not holding (released; or window, budget wait) */
-	IMTCP_NSTATES,
-};
+#include "uapi/imtcp.h"	/* enum imtcp_state */
 
 /* Successful measurements at one m before m shrinks (the paper's F). */
 #define IMTCP_F		2
@@ -122,6 +114,5 @@ bool imtcp_cu_holds_failing(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us);
-const char *imtcp_state_name(u32 state);
 
 #endif /* _IMTCP_CU_H */

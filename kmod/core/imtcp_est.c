@@ -10,7 +10,7 @@
  * above A, and "where the delays leave the floor" lands late: in the
  * unit tests' model it read A = 60 Mbit/s as 85-90. So each stream is
  * only classified (final rise larger than noise_us, or flat), and A comes
- * from all streams together: for each candidate A in [bl, bu) the queue
+ * from all streams together: for each candidate A in [lo_bps, hi_bps) the queue
  * every stream would build (Lindley's recursion over its real gaps, from
  * its lowest delay on) is correlated with the measured delays, with one
  * common slope (the service time of a segment, unknown) and one offset
@@ -47,16 +47,35 @@
 
 #define IMTCP_FIT_STEPS		32	/* candidate A per stream */
 #define IMTCP_DELAY_CAP		65535	/* us; larger rises are clamped */
-#define IMTCP_INV_SHIFT		30	/* fixed point of 1 / rate */
-#define IMTCP_Q_UNIT		1024	/* model queue: 1/1024 segment */
+/*
+ * The joint fit's queue model (fit_stream) counts the queue in
+ * 1/IMTCP_Q_UNIT of a segment (a stream's queue, at most IMTCP_N_MAX
+ * segments, stays below 2^14 units), and keeps each gap's inverse rate
+ * as 2^IMTCP_INV_SHIFT * IMTCP_Q_UNIT / rate_bps = 2^40 / rate_bps:
+ * 1.1e7 at IMTCP_RATE_MIN (100 kbit/s), 1100 (10 bits) at 1 Gbit/s, 11
+ * (3.5 bits) at 100 Gbit/s. Streams never probe above twice the
+ * envelope (imtcp_envelope_bps: 1.29 Gbit/s at MTU 9000 with the
+ * defaults, 2.2 with 16-segment streams), where 8.9 bits remain. The
+ * product A * inverse rate stays below 2^64 while A / rate is below
+ * 2^24: no gap is that much slower than a candidate A.
+ */
+#define IMTCP_INV_SHIFT		30
+#define IMTCP_Q_UNIT		1024
 #define IMTCP_MEDIAN		5	/* raw results in the median */
 #define IMTCP_STEP_RESULTS	3	/* results that agree on a step */
 #define IMTCP_RANGE_UP		3	/* range: A / 2 .. 3 A */
 #define IMTCP_FIRST_LO_DIV	2	/* first range: hint / 2 .. */
 #define IMTCP_FIRST_HI_MUL	16	/* .. hint * 16 */
 #define IMTCP_FLUID_SPAN_US	1000000	/* longer streams count as 1 s */
-#define IMTCP_SEG_UNIT		256	/* fluid_rse's queue: 1/256 segment */
-#define IMTCP_Z_MAX		16777216	/* 2^24; larger: no rse computed */
+/*
+ * The standard error's linear fit (rse_stream) counts segments in
+ * 1/IMTCP_SEG_UNIT and the queue z = segments - A * time in the same
+ * units; z beyond +-IMTCP_Z_MAX (2^24: 65,536 segments) gives no standard
+ * error, which keeps the sums of products of up to IMTCP_N_MAX *
+ * IMTCP_K_MAX samples within s64 (2^50 each, at most 2^57 together).
+ */
+#define IMTCP_SEG_UNIT		256
+#define IMTCP_Z_MAX		16777216
 #define IMTCP_RSE_FULL		100	/* permille: counts in full (smooth) */
 #define IMTCP_WEIGHT_FULL	256	/* a result's weight in the estimate */
 #define IMTCP_WEIGHT_MIN	13	/* at least 1/20 */
@@ -78,7 +97,7 @@ u64 imtcp_envelope_bps(const struct imtcp_est_cfg *c, u32 mss)
 }
 
 /* The rate of the gap after segment j (0 .. n - 2) of a stream. */
-u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j)
+u64 imtcp_gap_bps(const struct imtcp_stream *st, u32 n, u32 j)
 {
 	if (n < 3 || j >= n - 2)
 		return st->hi_bps;
@@ -89,17 +108,17 @@ u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j)
 u64 imtcp_gap_ns(const struct imtcp_stream *st, u32 n, u32 j)
 {
 	return div64_u64((u64)st->seg_bytes * 8 * IMTCP_NS_PER_S,
-			 max_t(u64, imtcp_gap_rate(st, n, j), 1));
+			 max_t(u64, imtcp_gap_bps(st, n, j), 1));
 }
 
-/* Rates of stream i of a measurement: sub-range i of [bl, bu]. */
+/* Rates of stream i of a measurement: sub-range i of [lo_bps, hi_bps]. */
 void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		       u32 i, struct imtcp_stream *st)
 {
-	u64 w = e->bu - e->bl;
+	u64 w = e->hi_bps - e->lo_bps;
 
-	st->lo_bps = e->bl + div_u64(w * i, c->k);
-	st->hi_bps = e->bl + div_u64(w * (i + 1), c->k);
+	st->lo_bps = e->lo_bps + div_u64(w * i, c->k);
+	st->hi_bps = e->lo_bps + div_u64(w * (i + 1), c->k);
 	st->nsamples = 0;
 	st->outcome = IMTCP_OUT_NONE;
 }
@@ -286,7 +305,7 @@ static u64 real_rate(const struct imtcp_stream *st, u32 n, u32 j)
 	u32 i, g;
 
 	if (!st->seg_bytes)
-		return imtcp_gap_rate(st, n, j);
+		return imtcp_gap_bps(st, n, j);
 	for (i = 1; i < st->nsamples; i++) {
 		const struct imtcp_sample *a = &st->s[i - 1], *b = &st->s[i];
 		s32 dt = (s32)(b->tx_us - a->tx_us);
@@ -297,9 +316,9 @@ static u64 real_rate(const struct imtcp_stream *st, u32 n, u32 j)
 			return IMTCP_RATE_B2B;
 		for (g = a->seg; g < b->seg; g++)
 			plan_us += div_u64(imtcp_gap_ns(st, n, g), 1000);
-		return div_u64(imtcp_gap_rate(st, n, j) * plan_us, dt);
+		return div_u64(imtcp_gap_bps(st, n, j) * plan_us, dt);
 	}
-	return imtcp_gap_rate(st, n, j);
+	return imtcp_gap_bps(st, n, j);
 }
 
 /*
@@ -351,13 +370,13 @@ static bool usable(const struct imtcp_stream *st)
 }
 
 /*
- * The A in [bl, bu) whose queue model explains the delays of all usable
+ * The A in [lo_bps, hi_bps) whose queue model explains the delays of all usable
  * streams best, with one common slope (the link's service time per
  * segment) and one offset per stream. Returns the candidate's index, or
  * IMTCP_FIT_STEPS if no candidate explains any rise.
  */
 static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
-			   u64 bl, u64 bu)
+			   u64 lo_bps, u64 hi_bps)
 {
 	u64 inv[IMTCP_K_MAX][IMTCP_N_MAX], best = 0, score, a;
 	u32 i, c, best_c = IMTCP_FIT_STEPS;
@@ -367,7 +386,7 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 	for (c = 0; c < IMTCP_FIT_STEPS; c++) {
 		struct fit_sums f = { 0, 0 };
 
-		a = bl + div_u64((bu - bl) * c, IMTCP_FIT_STEPS);
+		a = lo_bps + div_u64((hi_bps - lo_bps) * c, IMTCP_FIT_STEPS);
 		for (i = 0; i < k; i++)
 			if (usable(&st[i]))
 				fit_stream(&st[i], n, a, inv[i], &f);
@@ -677,17 +696,17 @@ static bool standing_queue(const struct imtcp_stream *st, u32 k,
 /*
  * The standing-queue fit of a measurement (see the top of this file).
  * It measures A directly, not by placing it in the probed range
- * [@bl, @bu], so a result outside the range is no edge: the next range
+ * [@lo_bps, @hi_bps], so a result outside the range is no edge: the next range
  * centres on it. Kept within half and twice the range, though: the
  * extrapolation is only as good as the streams' spread of rates, and a
  * result held at those bounds is an edge (@edge) like the Lindley fit's.
  * Streams of a slow start can lie far above A (120-400 Mbit/s for
  * A = 19 at MTU 9000 in the VM, when they probed from the slow start's
- * pace up): the fit's A then sits at bl / 2, which says only that A is
+ * pace up): the fit's A then sits at lo_bps / 2, which says only that A is
  * lower.
  */
-static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 bl,
-			     u64 bu, enum imtcp_edge *edge, u32 *rse)
+static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 lo_bps,
+			     u64 hi_bps, enum imtcp_edge *edge, u32 *rse)
 {
 	struct fluid_sums f = { 0 };
 	u64 a;
@@ -701,13 +720,13 @@ static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 bl,
 	a = fluid_solve(&f);
 	if (!a)
 		return 0;
-	if (a <= bl / 2) {
+	if (a <= lo_bps / 2) {
 		*edge = IMTCP_EDGE_LOW;
-		return bl / 2;
+		return lo_bps / 2;
 	}
-	if (a >= 2 * bu) {
+	if (a >= 2 * hi_bps) {
 		*edge = IMTCP_EDGE_HIGH;
-		return 2 * bu;
+		return 2 * hi_bps;
 	}
 	*rse = fluid_rse(st, k, a);
 	return a;
@@ -715,13 +734,13 @@ static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 bl,
 
 /*
  * One result from the k analysed streams of a measurement (rates rising
- * from stream to stream, together covering [bl, bu]). Probed is only what
+ * from stream to stream, together covering [lo_bps, hi_bps]). Probed is only what
  * the streams really sustained: above their highest sustained rate no
  * candidate is tried. No stream rising: A is at least that rate (edge).
  * Otherwise, if every stream met a standing queue (@base_us: the delay
  * of an empty one), the standing-queue fit gives A; if not, the joint
  * Lindley fit places it, and at the range's lowest candidate A is at or
- * below bl (edge). Returns 0 when the measurement gave no answer.
+ * below lo_bps (edge). Returns 0 when the measurement gave no answer.
  * @rse: the result's relative standard error in permille (fluid_rse,
  * for the standing-queue fit's answers), 0 if not known.
  */
@@ -730,36 +749,36 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  enum imtcp_edge *edge, u32 *rse)
 {
 	u32 i, rising = 0, c;
-	u64 bl, bu, top = 0;
+	u64 lo_bps, hi_bps, top = 0;
 
 	*edge = IMTCP_EDGE_NONE;
 	*rse = 0;
 	if (!k)
 		return 0;
-	bl = st[0].lo_bps;
+	lo_bps = st[0].lo_bps;
 	for (i = 0; i < k; i++) {
 		rising += st[i].outcome == IMTCP_OUT_RISE;
 		if (usable(&st[i]))
 			top = max_t(u64, top, top_rate(&st[i]));
 	}
 	/* a sender slower than planned probed only up to what it sent */
-	bu = min_t(u64, st[k - 1].hi_bps, top);
+	hi_bps = min_t(u64, st[k - 1].hi_bps, top);
 	if (!rising) {
-		if (st[k - 1].outcome != IMTCP_OUT_FLAT || !bu)
+		if (st[k - 1].outcome != IMTCP_OUT_FLAT || !hi_bps)
 			return 0;
 		*edge = IMTCP_EDGE_HIGH;
-		return bu;
+		return hi_bps;
 	}
-	if (bu <= bl)
+	if (hi_bps <= lo_bps)
 		return 0;
 	if (standing_queue(st, k, cfg, base_us))
-		return fluid_measurement(st, k, bl, bu, edge, rse);
-	c = fit_measurement(st, k, cfg->n, bl, bu);
+		return fluid_measurement(st, k, lo_bps, hi_bps, edge, rse);
+	c = fit_measurement(st, k, cfg->n, lo_bps, hi_bps);
 	if (c >= IMTCP_FIT_STEPS)
 		return 0;
 	if (c == 0)
 		*edge = IMTCP_EDGE_LOW;
-	return bl + div_u64((bu - bl) * c, IMTCP_FIT_STEPS);
+	return lo_bps + div_u64((hi_bps - lo_bps) * c, IMTCP_FIT_STEPS);
 }
 
 static void set_range(struct imtcp_est *e, u64 lo, u64 hi)
@@ -768,8 +787,8 @@ static void set_range(struct imtcp_est *e, u64 lo, u64 hi)
 		lo = IMTCP_RATE_MIN;
 	if (hi < lo + lo / 10 + IMTCP_RATE_MIN)
 		hi = lo + lo / 10 + IMTCP_RATE_MIN;
-	e->bl = lo;
-	e->bu = hi;
+	e->lo_bps = lo;
+	e->hi_bps = hi;
 }
 
 /*
@@ -792,28 +811,26 @@ void imtcp_first_range(struct imtcp_est *e, u64 hint_bps)
  */
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps)
 {
-	u64 w = e->bu - e->bl;
+	u64 w = e->hi_bps - e->lo_bps;
 
-	if (e->bl < floor_bps)
-		set_range(e, floor_bps, max_t(u64, e->bu, floor_bps + w / 2));
-	if (cap_bps > floor_bps && e->bu > cap_bps)
-		set_range(e, min_t(u64, e->bl, cap_bps / 2), cap_bps);
+	if (e->lo_bps < floor_bps)
+		set_range(e, floor_bps, max_t(u64, e->hi_bps, floor_bps + w / 2));
+	if (cap_bps > floor_bps && e->hi_bps > cap_bps)
+		set_range(e, min_t(u64, e->lo_bps, cap_bps / 2), cap_bps);
 }
 
 /*
  * The lowest rate a measurement may start from: 3/4 of the delivery rate
  * @dlv_bps (a lower bound of A, less a margin for the noise of single
  * rate samples) and half the window's rate @window_bps (a stream slower
- * than that would hold the connection back). Until 2026-11-22 a
- * connection's first measurement in slow start started from the slow
- * start's pace, twice the window's rate, so that its stream would not
- * delay the window's doubling; but from the 4 N at which a slow start
- * may hold (imtcp_cu.c), at MTU 9000 and C = 100 Mbit/s that pace is
- * already above C, every such result lay below its range and was
- * dropped, and the first estimate waited for the end of the loss
+ * than that would hold the connection back). Also in slow start: not
+ * from the slow start's own pace, twice the window's rate. From the 4 N
+ * at which a slow start may hold (imtcp_cu.c), at MTU 9000 and C = 100
+ * Mbit/s that pace is already above C, every result lies below its
+ * range and is dropped, and the first estimate waits for the loss
  * recovery that ends the slow start (11-21 RTT). From half the window's
- * rate it came after 4.0-4.6 RTT where A >= 60 (two runs), and imtcp
- * against reno from a common start (20 s pairs, MTU 1500, C = 50) kept
+ * rate it comes after 4.0-4.6 RTT where A >= 60 (two runs), and imtcp
+ * against reno from a common start (20 s pairs, MTU 1500, C = 50) keeps
  * its share: 1.046 beside 1.058 with measure=N (10 pairs each).
  */
 u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps)
@@ -828,11 +845,11 @@ static u64 hist_spread(const struct imtcp_est *e)
 	u32 i;
 
 	for (i = 0; i < e->nhist; i++)
-		sum += e->hist[i];
+		sum += e->hist_bps[i];
 	mean = div_u64(sum, e->nhist);
 	for (i = 0; i < e->nhist; i++)
-		dev += e->hist[i] > mean ? e->hist[i] - mean :
-					   mean - e->hist[i];
+		dev += e->hist_bps[i] > mean ? e->hist_bps[i] - mean :
+					   mean - e->hist_bps[i];
 	return div_u64(dev, e->nhist);
 }
 
@@ -844,7 +861,7 @@ static u32 recent_median(const struct imtcp_est *e)
 	for (i = 0; i < n; i++) {
 		u32 h = (e->hist_pos + IMTCP_HIST - 1 - i) % IMTCP_HIST;
 
-		for (j = i; j > 0 && e->hist[v[j - 1]] > e->hist[h]; j--)
+		for (j = i; j > 0 && e->hist_bps[v[j - 1]] > e->hist_bps[h]; j--)
 			v[j] = v[j - 1];
 		v[j] = h;
 	}
@@ -887,7 +904,7 @@ static u32 result_weight(const struct imtcp_est *e, u32 h)
  */
 static u64 step_level(const struct imtcp_est *e)
 {
-	u64 s = e->smoothed, off = s >> 3, lo = U64_MAX, hi = 0, sum = 0;
+	u64 s = e->estimate_bps, off = s >> 3, lo = U64_MAX, hi = 0, sum = 0;
 	int side = 0, sd;
 	u32 i, h;
 
@@ -895,14 +912,14 @@ static u64 step_level(const struct imtcp_est *e)
 		return 0;
 	for (i = 0; i < IMTCP_STEP_RESULTS; i++) {
 		h = (e->hist_pos + IMTCP_HIST - 1 - i) % IMTCP_HIST;
-		sd = e->hist[h] > s + off ? 1 : e->hist[h] + off < s ? -1 : 0;
+		sd = e->hist_bps[h] > s + off ? 1 : e->hist_bps[h] + off < s ? -1 : 0;
 		if (!sd || (side && sd != side) ||
 		    result_weight(e, h) < IMTCP_WEIGHT_FULL)
 			return 0;
 		side = sd;
-		lo = min_t(u64, lo, e->hist[h]);
-		hi = max_t(u64, hi, e->hist[h]);
-		sum += e->hist[h];
+		lo = min_t(u64, lo, e->hist_bps[h]);
+		hi = max_t(u64, hi, e->hist_bps[h]);
+		sum += e->hist_bps[h];
 	}
 	if (hi - lo > hi / 4)
 		return 0;
@@ -931,23 +948,23 @@ static u64 step_level(const struct imtcp_est *e)
 static void smooth(struct imtcp_est *e, const struct imtcp_est_cfg *c)
 {
 	u32 h = recent_median(e), w = result_weight(e, h);
-	u64 med = e->hist[h], step, level;
+	u64 med = e->hist_bps[h], step, level;
 
-	if (!e->smoothed) {
-		e->smoothed = med;
+	if (!e->estimate_bps) {
+		e->estimate_bps = med;
 		return;
 	}
 	level = step_level(e);
 	if (level) {
-		e->smoothed = level;
+		e->estimate_bps = level;
 		return;
 	}
-	step = med >= e->smoothed ? med - e->smoothed : e->smoothed - med;
+	step = med >= e->estimate_bps ? med - e->estimate_bps : e->estimate_bps - med;
 	step = div_u64((step >> c->gain_shift) * w, IMTCP_WEIGHT_FULL);
-	if (med >= e->smoothed)
-		e->smoothed += step;
+	if (med >= e->estimate_bps)
+		e->estimate_bps += step;
 	else
-		e->smoothed -= step;
+		e->estimate_bps -= step;
 }
 
 /*
@@ -982,24 +999,24 @@ static void settle(struct imtcp_est *e)
 	if (e->provisional) {
 		e->nhist = 0;
 		e->hist_pos = 0;
-		e->smoothed = 0;
+		e->estimate_bps = 0;
 	}
 	e->provisional = !e->count;
 }
 
 /*
- * The next range after a result at an edge of [bl, bu] (@w wide): past
+ * The next range after a result at an edge of [lo_bps, hi_bps] (@w wide): past
  * that edge, wider. Returns false for a result inside the range.
  */
 static bool move_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w)
 {
 	switch (edge) {
 	case IMTCP_EDGE_HIGH:
-		set_range(e, e->bu - w / 2, e->bu + w + w / 2);
+		set_range(e, e->hi_bps - w / 2, e->hi_bps + w + w / 2);
 		return true;
 	case IMTCP_EDGE_LOW:
-		set_range(e, e->bl > w + w / 2 ? e->bl - w - w / 2 : 0,
-			  e->bl + w / 2);
+		set_range(e, e->lo_bps > w + w / 2 ? e->lo_bps - w - w / 2 : 0,
+			  e->lo_bps + w / 2);
 		return true;
 	default:
 		return false;
@@ -1041,7 +1058,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 			      enum imtcp_edge edge, u32 rse,
 			      const struct imtcp_busy *b)
 {
-	u64 w = e->bu - e->bl, half, raw, held;
+	u64 w = e->hi_bps - e->lo_bps, half, raw, held;
 	enum imtcp_edge held_edge = edge;
 
 	if (!fit)
@@ -1053,19 +1070,19 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	settle(e);
 	raw = b ? imtcp_busy_bound(fit, b, &held_edge, &rse) : fit;
 	e->probe_bps = fit;
-	e->raw = raw;
+	e->raw_bps = raw;
 	e->edge = held_edge;
 	e->count++;
-	e->hist[e->hist_pos] = raw;
+	e->hist_bps[e->hist_pos] = raw;
 	e->hist_rse[e->hist_pos] = min_t(u32, rse, IMTCP_RSE_MAX);
 	e->hist_pos = (e->hist_pos + 1) % IMTCP_HIST;
 	if (e->nhist < IMTCP_HIST)
 		e->nhist++;
 	smooth(e, c);
-	held = b ? imtcp_busy_hold(e->smoothed, b) : e->smoothed;
-	e->held = held != e->smoothed ? held_how(e->smoothed, held) :
+	held = b ? imtcp_busy_hold(e->estimate_bps, b) : e->estimate_bps;
+	e->held = held != e->estimate_bps ? held_how(e->estimate_bps, held) :
 					held_how(fit, raw);
-	e->smoothed = held;
+	e->estimate_bps = held;
 	if (move_past_edge(e, edge, w))
 		return true;
 	half = 2 * hist_spread(e);

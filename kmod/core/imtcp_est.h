@@ -4,7 +4,7 @@
  * stream's delays, the estimate and the next search range.
  *
  * A measurement is k streams of n segments. Stream i probes sub-range i of
- * the search range [bl, bu]: the gap after its segment j is sized for the
+ * the search range [lo_bps, hi_bps]: the gap after its segment j is sized for the
  * rate lo_i + (hi_i - lo_i) * j / (n - 2), so rates rise linearly across
  * the stream and across the measurement. Per ACK the module records one
  * sample: the index of the last stream segment the ACK covers, that
@@ -54,12 +54,6 @@ struct imtcp_stream {
 	struct imtcp_sample s[IMTCP_N_MAX];
 };
 
-enum imtcp_edge {
-	IMTCP_EDGE_NONE,
-	IMTCP_EDGE_LOW,		/* A at or below bl */
-	IMTCP_EDGE_HIGH,	/* A at or above bu */
-};
-
 /*
  * Whether the busy-link bounds (imtcp_busy.c) moved the latest result or
  * the estimate: held down to 5/4 of the busy delivery rate (CAP) or up
@@ -75,11 +69,11 @@ enum imtcp_held {
 struct imtcp_busy;
 
 struct imtcp_est {
-	u64 bl, bu;		/* search range */
-	u64 smoothed;		/* the estimate; 0 before the first */
-	u64 raw;		/* the latest single result */
+	u64 lo_bps, hi_bps;	/* search range */
+	u64 estimate_bps;	/* the estimate; 0 before the first */
+	u64 raw_bps;		/* the latest single result */
 	u64 probe_bps;		/* the same before the busy-link bounds */
-	u64 hist[IMTCP_HIST];	/* recent raw results */
+	u64 hist_bps[IMTCP_HIST];	/* recent raw results */
 	u16 hist_rse[IMTCP_HIST];	/* their standard errors, permille */
 	u8 nhist;
 	u8 hist_pos;
@@ -99,7 +93,7 @@ struct imtcp_est_cfg {
 };
 
 u64 imtcp_envelope_bps(const struct imtcp_est_cfg *c, u32 mss);
-u64 imtcp_gap_rate(const struct imtcp_stream *st, u32 n, u32 j);
+u64 imtcp_gap_bps(const struct imtcp_stream *st, u32 n, u32 j);
 u64 imtcp_gap_ns(const struct imtcp_stream *st, u32 n, u32 j);
 void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		       u32 i, struct imtcp_stream *st);

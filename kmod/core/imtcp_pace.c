@@ -65,8 +65,8 @@ void imtcp_pace_next(const struct imtcp_stream *st, u32 n, u32 sent,
 
 	p->segs = 1;
 	p->wait_ns = 0;
-	p->pacing_Bps = imtcp_pacing_Bps(imtcp_gap_rate(st, n,
-							min_t(u32, sent, n - 1)));
+	p->pacing_Bps = imtcp_pacing_Bps(imtcp_gap_bps(st, n,
+						       min_t(u32, sent, n - 1)));
 	if (sent >= n || !st->seg_bytes)
 		return;
 	plan_times(st, n, t);

@@ -70,14 +70,14 @@ u32 imtcp_app_limited_cwnd(u32 cwnd, u32 win_used)
  * kernel's 1/8 us units. Zero srtt (no sample yet) leaves the product
  * undivided, as the kernel does.
  */
-u64 imtcp_reno_pacing_rate(u32 mss, u32 cwnd, u32 packets_out,
-			   u32 srtt_us8, u32 ratio_pct)
+u64 imtcp_reno_pacing_Bps(u32 mss, u32 cwnd, u32 packets_out,
+			  u32 srtt_us8, u32 ratio_pct)
 {
-	u64 rate = (u64)mss * ((1000000 / 100) << 3);
+	u64 rate_Bps = (u64)mss * ((1000000 / 100) << 3);
 
-	rate *= ratio_pct;
-	rate *= cwnd > packets_out ? cwnd : packets_out;
+	rate_Bps *= ratio_pct;
+	rate_Bps *= cwnd > packets_out ? cwnd : packets_out;
 	if (srtt_us8)
-		rate = div_u64(rate, srtt_us8);
-	return rate;
+		rate_Bps = div_u64(rate_Bps, srtt_us8);
+	return rate_Bps;
 }

@@ -23,7 +23,7 @@ u32 imtcp_prr_cwnd(struct imtcp_prr *prr, u32 newly_acked_sacked,
 
 u32 imtcp_app_limited_cwnd(u32 cwnd, u32 win_used);
 
-u64 imtcp_reno_pacing_rate(u32 mss, u32 cwnd, u32 packets_out,
-			   u32 srtt_us8, u32 ratio_pct);
+u64 imtcp_reno_pacing_Bps(u32 mss, u32 cwnd, u32 packets_out,
+			  u32 srtt_us8, u32 ratio_pct);
 
 #endif /* _IMTCP_RENO_H */

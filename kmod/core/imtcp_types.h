@@ -69,6 +69,16 @@ static inline u64 imtcp_pacing_Bps(u64 rate_bps)
 	return rate_bps / 8;
 }
 
+/*
+ * Where a measurement's result lies in the search range it probed
+ * (imtcp_est.c); the busy-link bounds (imtcp_busy.c) move it too.
+ */
+enum imtcp_edge {
+	IMTCP_EDGE_NONE,
+	IMTCP_EDGE_LOW,		/* A at or below the range's low end */
+	IMTCP_EDGE_HIGH,	/* A at or above its high end */
+};
+
 /* Segments per stream (the paper's N): the range of stream_len. */
 #define IMTCP_N_MIN		5
 #define IMTCP_N_MAX		16

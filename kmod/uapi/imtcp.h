@@ -68,13 +68,18 @@ enum {
 	IMTCP_A_MAX = __IMTCP_A_MAX - 1
 };
 
-/* Control-unit states (IMTCP_A_STATE). */
-enum {
-	IMTCP_STATE_OFF,
-	IMTCP_STATE_STORE,
-	IMTCP_STATE_SEND,
-	IMTCP_STATE_PASS,
-	IMTCP_STATE_EMPTY,
+/*
+ * The control unit's states (IMTCP_A_STATE); the module's state machine
+ * (kmod/core/imtcp_cu.c) uses these values itself.
+ */
+enum imtcp_state {
+	IMTCP_STATE_OFF,	/* measurement paused: loss recovery, CWR, start */
+	IMTCP_STATE_STORE,	/* holding segments until m are ready */
+	IMTCP_STATE_SEND,	/* a measurement stream is leaving */
+	IMTCP_STATE_PASS,	/* all streams sent; waiting for their ACKs */
+	IMTCP_STATE_EMPTY,	/* not holding (released; window, budget wait) */
+
+	__IMTCP_STATE_MAX
 };
 
 /*

@@ -79,7 +79,7 @@ static double sim_stream(struct sim *s, struct imtcp_stream *st, u32 n,
 		ack[j] = t + s->q_us + s->base_us +
 			 (2 * sim_rand(s) - 1) * s->noise_us;
 		if (j + 1 < n)
-			t += mss * 8 / (double)imtcp_gap_rate(st, n, j) * 1e6;
+			t += mss * 8 / (double)imtcp_gap_bps(st, n, j) * 1e6;
 	}
 	st->nsamples = 0;
 	st->seg_bytes = mss;

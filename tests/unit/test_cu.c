@@ -36,10 +36,10 @@ TEST(starts_off_then_stores)
 	struct imtcp_cu_view v = bulk();
 
 	imtcp_cu_init(&cu, N);
-	EXPECT_EQ(IMTCP_OFF, cu.state);
+	EXPECT_EQ(IMTCP_STATE_OFF, cu.state);
 	EXPECT_EQ(N, cu.m);
 	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 }
 
 TEST(store_sends_when_m_are_held)
@@ -50,10 +50,10 @@ TEST(store_sends_when_m_are_held)
 	cu.deadline_us = 5000;
 	v.held = N - 1;
 	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 	v.held = N;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
 }
 
 TEST(store_gives_up_at_the_deadline)
@@ -65,10 +65,10 @@ TEST(store_gives_up_at_the_deadline)
 	v.held = 3;
 	v.now_us = 4999;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 	v.now_us = 5000;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 }
 
 /*
@@ -87,25 +87,25 @@ TEST(later_stream_hold_expiry_abandons_and_rests)
 	imtcp_cu_step(&cu, N, K, &v);		/* stream 0 */
 	v.sent = N;
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	ASSERT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	v.sent = 0;
 	v.held = 1;
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	ASSERT_EQ(1, cu.stream);
 	cu.deadline_us = v.now_us + 5000;
 	v.now_us += 5000;
 	f = imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(IMTCP_CU_FAILED | IMTCP_CU_CHANGED, f);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	EXPECT_EQ(0, cu.stream);
 	EXPECT_EQ(N, cu.m);			/* m is for dry streams */
 	v.now_us += 39999;
 	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	v.now_us += 1;
 	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 }
 
 /* Step with m segments held until the stream starts (three steps). */
@@ -113,7 +113,7 @@ static void to_send(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	int i;
 
-	for (i = 0; i < 3 && cu->state != IMTCP_SEND; i++)
+	for (i = 0; i < 3 && cu->state != IMTCP_STATE_SEND; i++)
 		imtcp_cu_step(cu, N, K, v);
 }
 
@@ -131,7 +131,7 @@ TEST(failed_holds_in_a_row_back_off)
 	v.srtt_us = 1000;
 	v.held = 1;
 	for (i = 0; i < 10; i++) {
-		ASSERT_EQ(IMTCP_STORE, cu.state);
+		ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 		EXPECT_EQ(i >= IMTCP_HOLDS_FAILING, imtcp_cu_holds_failing(&cu));
 		cu.deadline_us = v.now_us + 100;
 		v.now_us += 100;
@@ -139,7 +139,7 @@ TEST(failed_holds_in_a_row_back_off)
 		rest = 1000u << (i < IMTCP_REST_SHIFT_MAX ? i : IMTCP_REST_SHIFT_MAX);
 		v.now_us += rest - 1;
 		EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
-		EXPECT_EQ(IMTCP_EMPTY, cu.state);
+		EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 		v.now_us += 1;
 		imtcp_cu_step(&cu, N, K, &v);
 	}
@@ -147,7 +147,7 @@ TEST(failed_holds_in_a_row_back_off)
 	/* now a stream gathers and leaves: the row of the rest ends */
 	v.held = N;
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_SEND, cu.state);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
 	v.sent = N;
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(0, cu.failed_holds);
@@ -181,7 +181,7 @@ TEST(failing_counts_until_a_result)
 	v.srtt_us = 1000;
 	for (i = 0; i < IMTCP_HOLDS_FAILING; i++) {
 		/* the first stream gathers and leaves */
-		ASSERT_EQ(IMTCP_SEND, stream_starts(&cu, &v));
+		ASSERT_EQ(IMTCP_STATE_SEND, stream_starts(&cu, &v));
 		v.sent = N;
 		ASSERT_TRUE(imtcp_cu_step(&cu, N, K, &v) & IMTCP_CU_STREAM_DONE);
 		ASSERT_EQ(1, cu.stream);
@@ -189,7 +189,7 @@ TEST(failing_counts_until_a_result)
 		v.held = 1;
 		v.sent = 0;
 		imtcp_cu_step(&cu, N, K, &v);
-		ASSERT_EQ(IMTCP_STORE, cu.state);
+		ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 		v.now_us = cu.deadline_us + 1;
 		ASSERT_TRUE(imtcp_cu_step(&cu, N, K, &v) & IMTCP_CU_FAILED);
 	}
@@ -198,7 +198,7 @@ TEST(failing_counts_until_a_result)
 	cu = started();
 	v = bulk();
 	for (i = 0; i < IMTCP_HOLDS_FAILING; i++) {
-		ASSERT_EQ(IMTCP_SEND, stream_starts(&cu, &v));
+		ASSERT_EQ(IMTCP_STATE_SEND, stream_starts(&cu, &v));
 		/* the stream runs dry: its slot is due and nothing waits */
 		v.held = 0;
 		v.slot_due = true;
@@ -216,7 +216,7 @@ TEST(deadline_survives_clock_wrap)
 	cu.deadline_us = 100;		/* after the wrap */
 	v.now_us = 0xfffffff0u;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 }
 
 TEST(never_holds_with_small_window_or_nothing_in_flight)
@@ -227,9 +227,9 @@ TEST(never_holds_with_small_window_or_nothing_in_flight)
 	cu.deadline_us = 5000;
 	v.cwnd = N;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);	/* and does not go back */
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);	/* and does not go back */
 
 	cu = started();
 	v = bulk();
@@ -237,13 +237,13 @@ TEST(never_holds_with_small_window_or_nothing_in_flight)
 	v.in_flight = 0;
 	v.held = 3;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	/* an application-limited burst of m segments starts a stream */
 	v.held = N;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
 }
 
 TEST(window_limited_slow_start_holds_from_4n)
@@ -256,14 +256,14 @@ TEST(window_limited_slow_start_holds_from_4n)
 	v.cwnd = IMTCP_SS_WINDOW * N;
 	v.in_flight = v.cwnd;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	v.now_us += 100;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	v.cwnd++;
 	v.now_us += 100;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 
 	/* an application-limited sender in slow start: from N on */
 	imtcp_cu_init(&cu, N);
@@ -271,7 +271,7 @@ TEST(window_limited_slow_start_holds_from_4n)
 	v.in_flight = 3;
 	v.unsent = 0;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 }
 
 /* A whole measurement: k streams, EMPTY between them, PASS at the end. */
@@ -279,14 +279,14 @@ TEST(measurement_cycle_visits_every_state)
 {
 	struct imtcp_cu cu = started();
 	struct imtcp_cu_view v = bulk();
-	u32 seen = 1 << IMTCP_OFF, i, f;
+	u32 seen = 1 << IMTCP_STATE_OFF, i, f;
 
 	seen |= 1 << cu.state;
 	for (i = 0; i < K; i++) {
 		v.held = N;
 		cu.deadline_us = v.now_us + 1000;
 		imtcp_cu_step(&cu, N, K, &v);
-		ASSERT_EQ(IMTCP_SEND, cu.state);
+		ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
 		seen |= 1 << cu.state;
 		v.sent = N;
 		f = imtcp_cu_step(&cu, N, K, &v);
@@ -294,20 +294,20 @@ TEST(measurement_cycle_visits_every_state)
 		seen |= 1 << cu.state;
 		v.sent = 0;
 		if (i + 1 < K) {
-			EXPECT_EQ(IMTCP_EMPTY, cu.state);
+			EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 			imtcp_cu_step(&cu, N, K, &v);
-			EXPECT_EQ(IMTCP_STORE, cu.state);
+			EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 		}
 	}
-	EXPECT_EQ(IMTCP_PASS, cu.state);
+	EXPECT_EQ(IMTCP_STATE_PASS, cu.state);
 	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));	/* ACKs not in */
 	v.acked = true;
 	f = imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_TRUE(f & IMTCP_CU_MEASURED);
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 	EXPECT_EQ(0, cu.stream);
-	EXPECT_EQ((1 << IMTCP_OFF) | (1 << IMTCP_STORE) | (1 << IMTCP_SEND) |
-		  (1 << IMTCP_PASS) | (1 << IMTCP_EMPTY), seen);
+	EXPECT_EQ((1 << IMTCP_STATE_OFF) | (1 << IMTCP_STATE_STORE) | (1 << IMTCP_STATE_SEND) |
+		  (1 << IMTCP_STATE_PASS) | (1 << IMTCP_STATE_EMPTY), seen);
 }
 
 TEST(dry_stream_raises_m_and_retries)
@@ -320,14 +320,14 @@ TEST(dry_stream_raises_m_and_retries)
 	cu.deadline_us = 5000;
 	v.held = 4;
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_SEND, cu.state);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
 	v.held = 0;
 	v.sent = 4;
 	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));	/* not due yet */
 	v.slot_due = true;
 	f = imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_TRUE(f & IMTCP_CU_FAILED);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	EXPECT_EQ(5, cu.m);
 	EXPECT_EQ(0, cu.stream);			/* same stream again */
 }
@@ -388,20 +388,20 @@ TEST(short_writes_shorten_the_streams)
 	struct imtcp_cu_view v = writes(0);
 	u32 f;
 
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 	f = short_frame(&cu, &v, 8, 10000);
 	EXPECT_TRUE(f & IMTCP_CU_FAILED);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));	/* one may be chance */
 	f = short_frame(&cu, &v, 9, 10000 + FRAME_GAP_US);
 	EXPECT_TRUE(f & IMTCP_CU_FAILED);
 	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));	/* the shorter of the two */
 	EXPECT_EQ(8, cu.m);
 	frame_at(&cu, &v, 8, 10000 + 2 * FRAME_GAP_US);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	imtcp_cu_step(&cu, 8, K, &v);
-	EXPECT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
 	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));
 }
 
@@ -441,12 +441,12 @@ TEST(a_full_stream_between_short_holds_keeps_n)
 
 	short_frame(&cu, &v, 8, 10000);
 	frame_at(&cu, &v, N, 10000 + FRAME_GAP_US);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_SEND, cu.state);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
 	v.sent = N;
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	ASSERT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	short_frame(&cu, &v, 8, 10000 + 2 * FRAME_GAP_US);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 }
@@ -462,7 +462,7 @@ TEST(empty_holds_between_short_writes_are_not_heeded)
 
 	short_frame(&cu, &v, 8, 10000);
 	short_frame(&cu, &v, 0, 10000 + FRAME_GAP_US);
-	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	ASSERT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 	short_frame(&cu, &v, 8, 10000 + 2 * FRAME_GAP_US);
 	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));
@@ -473,7 +473,7 @@ static u32 dry_frame(struct imtcp_cu *cu, struct imtcp_cu_view *v, u32 segs,
 		     u32 t_us)
 {
 	frame_at(cu, v, segs, t_us);
-	if (cu->state == IMTCP_STORE)
+	if (cu->state == IMTCP_STATE_STORE)
 		imtcp_cu_step(cu, N, K, v);
 	v->now_us = t_us + QUIET_US;
 	v->held = 0;
@@ -511,9 +511,9 @@ TEST(writes_of_n_bring_back_full_streams)
 	short_frame(&cu, &v, 6, 10000 + FRAME_GAP_US);
 	ASSERT_EQ(6, imtcp_cu_stream_len(&cu));
 	frame_at(&cu, &v, N, 10000 + 2 * FRAME_GAP_US);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	imtcp_cu_step(&cu, 6, K, &v);
-	EXPECT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 }
 
@@ -528,20 +528,20 @@ TEST(long_writes_lengthen_the_streams)
 
 	cu.deadline_us = 5000;
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_SEND, cu.state);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
 	EXPECT_EQ(N + 5, imtcp_cu_stream_len(&cu));
 	cu = started();
 	cu.deadline_us = 5000;
 	v = writes(4 * IMTCP_N_MAX);
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_SEND, cu.state);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
 	EXPECT_EQ(IMTCP_N_MAX, imtcp_cu_stream_len(&cu));
 	cu = started();
 	cu.deadline_us = 5000;
 	v = bulk();
 	v.held = N + 5;
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_SEND, cu.state);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 }
 
@@ -558,13 +558,13 @@ TEST(only_application_limited_writes_of_n_min_shorten)
 	v.held = 6;
 	v.now_us = 5000;			/* the window kept the rest */
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	ASSERT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 	cu = started();
 	cu.deadline_us = 5000;
 	v = writes(IMTCP_N_MIN - 1);
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	ASSERT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 	EXPECT_EQ(N, cu.m);
 }
@@ -591,7 +591,7 @@ TEST(m_never_exceeds_n)
 	struct imtcp_cu cu = started();
 	struct imtcp_cu_view v = bulk();
 
-	cu.state = IMTCP_SEND;
+	cu.state = IMTCP_STATE_SEND;
 	v.slot_due = true;
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(N, cu.m);
@@ -603,18 +603,18 @@ TEST(off_whenever_measurement_is_impossible)
 	struct imtcp_cu_view v = bulk();
 	u32 s;
 
-	for (s = IMTCP_STORE; s < IMTCP_NSTATES; s++) {
+	for (s = IMTCP_STATE_STORE; s < __IMTCP_STATE_MAX; s++) {
 		cu.state = s;
 		cu.stream = 2;
 		v.can_measure = false;
 		EXPECT_EQ(IMTCP_CU_CHANGED |
-			  (s == IMTCP_PASS ? IMTCP_CU_MEASURED : 0),
+			  (s == IMTCP_STATE_PASS ? IMTCP_CU_MEASURED : 0),
 			  imtcp_cu_step(&cu, N, K, &v));
-		EXPECT_EQ(IMTCP_OFF, cu.state);
+		EXPECT_EQ(IMTCP_STATE_OFF, cu.state);
 		EXPECT_EQ(0, cu.stream);
 		v.can_measure = true;
 		imtcp_cu_step(&cu, N, K, &v);
-		EXPECT_EQ(IMTCP_STORE, cu.state);
+		EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 	}
 }
 
@@ -629,15 +629,15 @@ TEST(a_pause_after_all_streams_left_analyses_them)
 	struct imtcp_cu_view v = bulk();
 	u32 s;
 
-	for (s = IMTCP_OFF; s < IMTCP_NSTATES; s++) {
-		u32 want = s == IMTCP_OFF ? 0 : IMTCP_CU_CHANGED;
+	for (s = IMTCP_STATE_OFF; s < __IMTCP_STATE_MAX; s++) {
+		u32 want = s == IMTCP_STATE_OFF ? 0 : IMTCP_CU_CHANGED;
 
-		if (s == IMTCP_PASS)
+		if (s == IMTCP_STATE_PASS)
 			want |= IMTCP_CU_MEASURED;
 		cu.state = s;
-		cu.stream = s == IMTCP_PASS ? K : 1;
+		cu.stream = s == IMTCP_STATE_PASS ? K : 1;
 		EXPECT_EQ(want, imtcp_cu_pause(&cu));
-		EXPECT_EQ(IMTCP_OFF, cu.state);
+		EXPECT_EQ(IMTCP_STATE_OFF, cu.state);
 		EXPECT_EQ(0, cu.stream);
 	}
 
@@ -647,14 +647,14 @@ TEST(a_pause_after_all_streams_left_analyses_them)
 	v.cwnd = 10 * N;
 	v.in_flight = v.cwnd;
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
-	cu.state = IMTCP_PASS;
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	cu.state = IMTCP_STATE_PASS;
 	cu.stream = K;
 	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_pause(&cu));
 	v.slow_start = false;
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
-	cu.state = IMTCP_PASS;
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	cu.state = IMTCP_STATE_PASS;
 	cu.stream = K;
 	EXPECT_EQ(IMTCP_CU_MEASURED | IMTCP_CU_CHANGED, imtcp_cu_pause(&cu));
 }
@@ -708,7 +708,7 @@ static u32 measure_once(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 	u32 i, f;
 
 	for (i = 0; i < K; i++) {
-		if (cu->state != IMTCP_STORE)
+		if (cu->state != IMTCP_STATE_STORE)
 			return 0;
 		cu->deadline_us = v->now_us + 1000000;
 		v->held = 1;
@@ -720,10 +720,10 @@ static u32 measure_once(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 		imtcp_cu_step(cu, N, K, v);		/* -> EMPTY / PASS */
 		v->held = 0;
 		v->sent = 0;
-		if (cu->state == IMTCP_EMPTY)
+		if (cu->state == IMTCP_STATE_EMPTY)
 			imtcp_cu_step(cu, N, K, v);	/* -> STORE */
 	}
-	if (cu->state != IMTCP_PASS)
+	if (cu->state != IMTCP_STATE_PASS)
 		return 0;
 	v->acked = true;
 	f = imtcp_cu_step(cu, N, K, v);
@@ -762,7 +762,7 @@ TEST(unlimited_budget_measures_back_to_back)
 	v.srtt_us = 40000;
 	f = measure_once(&cu, &v, 5000);
 	EXPECT_TRUE(f & IMTCP_CU_MEASURED);
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 	EXPECT_EQ(4 * 5000, cu.cost_us);
 }
 
@@ -774,20 +774,20 @@ TEST(budget_spaces_measurements_by_their_cost)
 
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	f = measure_once(&cu, &v, 1000);
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
 	/* 4 ms held, 4 ms passed: 4000 * 10 - 4000 * 100 in debt */
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	EXPECT_EQ(-360000, cu.credit);
 	/* paid off at 10 % of the time: 36 ms of not holding */
 	end = v.now_us;
 	v.now_us = end + 35900;
 	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	v.now_us = end + 36000;
 	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 }
 
 TEST(budget_never_stops_a_started_measurement)
@@ -814,16 +814,16 @@ TEST(off_ends_when_measurement_is_possible)
 
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
 	ASSERT_TRUE(cu.credit < 0);
 	v.can_measure = false;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_OFF, cu.state);
+	EXPECT_EQ(IMTCP_STATE_OFF, cu.state);
 	v.can_measure = true;
 	v.now_us += 100;
 	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);	/* in debt */
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);	/* in debt */
 
 	cu = started();
 	v = bulk();
@@ -832,7 +832,7 @@ TEST(off_ends_when_measurement_is_possible)
 	v.can_measure = true;
 	v.cwnd = N;				/* a window too small */
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 }
 
 TEST(a_standing_queue_pays_for_holds)
@@ -846,12 +846,12 @@ TEST(a_standing_queue_pays_for_holds)
 	EXPECT_TRUE(measure_once(&cu, &v, 1500) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(0, cu.cost_us);
 	EXPECT_EQ(4 * 1500, cu.held_us);	/* held all the same */
-	EXPECT_EQ(IMTCP_STORE, cu.state);	/* at once, nothing owed */
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);	/* at once, nothing owed */
 	/* a hold longer than the queue pays for the rest */
 	EXPECT_TRUE(measure_once(&cu, &v, 2500) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4 * 500, cu.cost_us);
 	EXPECT_EQ(4 * 1500 + 4 * 2500, cu.held_us);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 }
 
 TEST(a_stream_is_charged_only_beyond_the_window_rate)
@@ -867,7 +867,7 @@ TEST(a_stream_is_charged_only_beyond_the_window_rate)
 	v.now_us += 1000;
 	v.held = N;
 	imtcp_cu_step(&cu, N, K, &v);		/* 1 ms in STORE -> SEND */
-	ASSERT_EQ(IMTCP_SEND, cu.state);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
 	v.now_us += 4000;
 	v.sent = 5;
 	imtcp_cu_step(&cu, N, K, &v);		/* 5 sent in 4 ms: no charge */
@@ -894,14 +894,14 @@ TEST(a_standing_queue_pays_for_a_slow_stream)
 	v.seg_us = 1000;
 	v.queue_us = 6000;
 	cu = budgeted(1, &v);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	cu.deadline_us = v.now_us + 100000;
 	v.held = 1;
 	imtcp_cu_step(&cu, N, K, &v);
 	v.now_us += 1000;
 	v.held = N;
 	imtcp_cu_step(&cu, N, K, &v);		/* 1 ms held, queue pays */
-	ASSERT_EQ(IMTCP_SEND, cu.state);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
 	EXPECT_EQ(0, cu.cost_us);
 	v.now_us += 8000;
 	v.sent = 4;
@@ -956,7 +956,7 @@ TEST(a_hold_costs_nothing_while_the_window_does_not_limit)
 	struct imtcp_cu cu;
 
 	cu = idle_30ms_in_store(&v);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	v.unsent = 3;				/* a write arrives */
 	v.held = 3;
 	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
@@ -964,7 +964,7 @@ TEST(a_hold_costs_nothing_while_the_window_does_not_limit)
 	v.unsent = N;
 	v.held = N;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
 	EXPECT_EQ(0, cu.cost_us);
 	EXPECT_EQ(32000, cu.held_us);
 	EXPECT_EQ(32000 * 1, cu.credit);	/* earned, not spent */
@@ -992,7 +992,7 @@ TEST(a_write_the_window_keeps_back_costs_its_hold)
 	v.now_us += 2000;
 	v.held = N;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_SEND, cu.state);
+	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
 	EXPECT_EQ(2000, cu.cost_us);
 	v.seg_us = 100;
 	v.sent = 5;
@@ -1024,23 +1024,23 @@ TEST(free_starts_begin_in_debt_and_are_charged)
 
 	v.srtt_us = 40000;
 	cu = budgeted_free(10, 2, &v);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	f = measure_once(&cu, &v, 1000);	/* needed no free start */
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4 * 1000, cu.cost_us);
 	EXPECT_TRUE(cu.credit < 0);
 	/* in debt, the next starts at once all the same, twice */
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 	EXPECT_EQ(1, cu.free_starts);
 	f = measure_once(&cu, &v, 1000);
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 	EXPECT_EQ(0, cu.free_starts);
 	f = measure_once(&cu, &v, 1000);
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
 	/* all three paid; now the debt waits */
 	EXPECT_EQ(3 * 4 * 1000, cu.cost_us);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 }
 
 TEST(a_failed_hold_uses_a_free_start)
@@ -1052,21 +1052,21 @@ TEST(a_failed_hold_uses_a_free_start)
 	/* 1 %: the rest after a failed hold does not pay the debt off */
 	cu = budgeted_free(1, 2, &v);
 	measure_once(&cu, &v, 1000);
-	ASSERT_EQ(IMTCP_STORE, cu.state);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	ASSERT_EQ(1, cu.free_starts);
 	/* the hold runs out with nothing gathered */
 	cu.deadline_us = v.now_us;
 	imtcp_cu_step(&cu, N, K, &v);
-	ASSERT_EQ(IMTCP_EMPTY, cu.state);
+	ASSERT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	v.now_us += v.srtt_us;			/* after its rest */
 	imtcp_cu_step(&cu, N, K, &v);		/* tries once more */
-	EXPECT_EQ(IMTCP_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 	EXPECT_EQ(0, cu.free_starts);
 	cu.deadline_us = v.now_us;
 	imtcp_cu_step(&cu, N, K, &v);
 	v.now_us += v.srtt_us;
 	imtcp_cu_step(&cu, N, K, &v);		/* in debt: waits */
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 }
 
 TEST(an_estimate_ends_the_free_starts)
@@ -1081,10 +1081,10 @@ TEST(an_estimate_ends_the_free_starts)
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
 	imtcp_cu_estimated(&cu);		/* its result came */
 	EXPECT_EQ(0, cu.free_starts);
-	cu.state = IMTCP_PASS;			/* the same end again */
+	cu.state = IMTCP_STATE_PASS;			/* the same end again */
 	v.acked = true;
 	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_EMPTY, cu.state);	/* in debt: waits */
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);	/* in debt: waits */
 }
 
 TEST(free_starts_range)
@@ -1107,12 +1107,6 @@ TEST(budget_range)
 	EXPECT_EQ(1, cu.budget);
 	imtcp_cu_set_budget(&cu, 1000);
 	EXPECT_EQ(IMTCP_BUDGET_MAX, cu.budget);
-}
-
-TEST(state_names)
-{
-	EXPECT_STREQ("store", imtcp_state_name(IMTCP_STORE));
-	EXPECT_STREQ("?", imtcp_state_name(99));
 }
 
 TEST_HARNESS_MAIN

@@ -113,7 +113,7 @@ static void view_of(const struct path *p, const struct imtcp_cu *cu, u64 now,
 	v->can_measure = true;
 	v->srtt_us = p->base_rtt_us;
 	v->seg_us = p->base_rtt_us / p->cwnd;
-	if (cu->state == IMTCP_SEND) {
+	if (cu->state == IMTCP_STATE_SEND) {
 		v->sent = p->stream_sent;
 		v->slot_due = now >= p->stream_t0_us + p->stream_sent * gap_us;
 	}
@@ -123,18 +123,18 @@ static void view_of(const struct path *p, const struct imtcp_cu *cu, u64 now,
 /* Carry out the state the control unit entered, as imtcp_meas.c does. */
 static void enter(struct path *p, struct imtcp_cu *cu, u32 from, u64 now)
 {
-	if (cu->state == IMTCP_STORE) {
+	if (cu->state == IMTCP_STATE_STORE) {
 		cu->deadline_us = (u32)now +
 			imtcp_hold_us(p->mss, (u64)p->a_bps, cu->m, p->cwnd,
 				      1000, p->base_rtt_us);
 		p->holds++;
 	}
-	if (from == IMTCP_STORE && cu->state == IMTCP_EMPTY) {
+	if (from == IMTCP_STATE_STORE && cu->state == IMTCP_STATE_EMPTY) {
 		p->holds_expired++;
 		if (++p->run > p->longest_run)
 			p->longest_run = p->run;
 	}
-	if (cu->state == IMTCP_SEND) {
+	if (cu->state == IMTCP_STATE_SEND) {
 		p->run = 0;
 		p->streams++;
 		p->stream_t0_us = now;
@@ -161,7 +161,7 @@ static void step(struct path *p, struct imtcp_cu *cu, u64 now)
 	}
 	if (f & IMTCP_CU_CHANGED) {
 		if (getenv("CU_DEBUG"))
-			fprintf(stderr, "%.3f %s->%s m=%u stream=%u room=%u credit=%lld\n", now / 1e6, imtcp_state_name(from), imtcp_state_name(cu->state), cu->m, cu->stream, room(p), (long long)cu->credit);
+			fprintf(stderr, "%.3f %u->%u m=%u stream=%u room=%u credit=%lld\n", now / 1e6, from, cu->state, cu->m, cu->stream, room(p), (long long)cu->credit);
 		enter(p, cu, from, now);
 	}
 }
@@ -176,11 +176,11 @@ static void xmit(struct path *p, struct imtcp_cu *cu, u64 now)
 			send_one(p, now);
 		return;
 	}
-	if (cu->state == IMTCP_STORE || cu->state == IMTCP_SEND)
+	if (cu->state == IMTCP_STATE_STORE || cu->state == IMTCP_STATE_SEND)
 		step(p, cu, now);
-	if (cu->state == IMTCP_STORE)
+	if (cu->state == IMTCP_STATE_STORE)
 		return;
-	if (cu->state == IMTCP_SEND) {
+	if (cu->state == IMTCP_STATE_SEND) {
 		if (room(p) && now >= p->stream_t0_us + p->stream_sent * gap_us) {
 			send_one(p, now);
 			p->stream_sent++;

@@ -46,15 +46,15 @@ TEST(gap_rates_rise_linearly)
 {
 	struct imtcp_stream st = { .lo_bps = 10 * MBIT, .hi_bps = 18 * MBIT };
 
-	EXPECT_EQ(10 * MBIT, imtcp_gap_rate(&st, 10, 0));
-	EXPECT_EQ(14 * MBIT, imtcp_gap_rate(&st, 10, 4));
-	EXPECT_EQ(18 * MBIT, imtcp_gap_rate(&st, 10, 8));
-	EXPECT_EQ(18 * MBIT, imtcp_gap_rate(&st, 10, 9));
+	EXPECT_EQ(10 * MBIT, imtcp_gap_bps(&st, 10, 0));
+	EXPECT_EQ(14 * MBIT, imtcp_gap_bps(&st, 10, 4));
+	EXPECT_EQ(18 * MBIT, imtcp_gap_bps(&st, 10, 8));
+	EXPECT_EQ(18 * MBIT, imtcp_gap_bps(&st, 10, 9));
 }
 
 TEST(plan_splits_the_range)
 {
-	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 80 * MBIT };
+	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 80 * MBIT };
 	struct imtcp_stream st;
 
 	imtcp_plan_stream(&e, &cfg, 0, &st);
@@ -175,7 +175,7 @@ TEST(combine_without_rise_is_the_high_edge)
  * streams ran above it. */
 TEST(combine_fits_a)
 {
-	struct imtcp_est e = { .bl = 30 * MBIT, .bu = 120 * MBIT };
+	struct imtcp_est e = { .lo_bps = 30 * MBIT, .hi_bps = 120 * MBIT };
 	struct imtcp_stream st[IMTCP_K_MAX];
 	struct sim s = path(60);
 	enum imtcp_edge edge;
@@ -205,25 +205,25 @@ TEST(combine_fits_a)
 
 TEST(edge_results_widen_the_range)
 {
-	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
+	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
 
 	imtcp_est_update(&e, &cfg, 60 * MBIT, IMTCP_EDGE_HIGH, 0);
-	EXPECT_EQ(50 * MBIT, e.bl);
-	EXPECT_EQ(90 * MBIT, e.bu);
+	EXPECT_EQ(50 * MBIT, e.lo_bps);
+	EXPECT_EQ(90 * MBIT, e.hi_bps);
 	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_LOW, 0);
-	EXPECT_EQ(IMTCP_RATE_MIN, e.bl);
-	EXPECT_EQ(70 * MBIT, e.bu);
+	EXPECT_EQ(IMTCP_RATE_MIN, e.lo_bps);
+	EXPECT_EQ(70 * MBIT, e.hi_bps);
 	EXPECT_EQ(2, e.count);
 }
 
 TEST(range_centres_on_the_result)
 {
-	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
+	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
 
 	imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 0);
-	EXPECT_EQ(25 * MBIT, e.bl);	/* A / 2 .. 3 A */
-	EXPECT_EQ(150 * MBIT, e.bu);
-	EXPECT_EQ(50 * MBIT, e.smoothed);
+	EXPECT_EQ(25 * MBIT, e.lo_bps);	/* A / 2 .. 3 A */
+	EXPECT_EQ(150 * MBIT, e.hi_bps);
+	EXPECT_EQ(50 * MBIT, e.estimate_bps);
 	imtcp_est_update(&e, &cfg, 0, IMTCP_EDGE_NONE, 0);	/* no result */
 	EXPECT_EQ(1, e.count);
 }
@@ -235,44 +235,44 @@ TEST(range_centres_on_the_result)
  */
 TEST(a_held_result_leaves_the_range_to_the_fit)
 {
-	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
+	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
 	/* busy at 20 in this window, none in the last: no floor yet */
 	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 0 },
 				.recent_bps = 20 * MBIT };
 
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 76 * MBIT,
 					     IMTCP_EDGE_NONE, 40, &b));
-	EXPECT_EQ(25 * MBIT, e.raw);
+	EXPECT_EQ(25 * MBIT, e.raw_bps);
 	EXPECT_EQ(76 * MBIT, e.probe_bps);	/* the fit, for readers */
 	EXPECT_EQ(IMTCP_HELD_CAP, e.held);
-	EXPECT_EQ(25 * MBIT, e.smoothed);
+	EXPECT_EQ(25 * MBIT, e.estimate_bps);
 	EXPECT_EQ(0, e.hist_rse[0]);	/* the fit's no longer applies */
-	EXPECT_EQ(38 * MBIT, e.bl);	/* fit / 2 .. 3 fit */
-	EXPECT_EQ(228 * MBIT, e.bu);
+	EXPECT_EQ(38 * MBIT, e.lo_bps);	/* fit / 2 .. 3 fit */
+	EXPECT_EQ(228 * MBIT, e.hi_bps);
 	/* an upper edge held: no edge for the estimate, the range moves up */
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 228 * MBIT,
 					     IMTCP_EDGE_HIGH, 0, &b));
 	EXPECT_EQ(IMTCP_EDGE_NONE, e.edge);
-	EXPECT_EQ(228 * MBIT - 95 * MBIT, e.bl);
+	EXPECT_EQ(228 * MBIT - 95 * MBIT, e.lo_bps);
 	/* below the bound, or without one: as imtcp_est_update */
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 22 * MBIT,
 					     IMTCP_EDGE_NONE, 0, &b));
-	EXPECT_EQ(22 * MBIT, e.raw);
+	EXPECT_EQ(22 * MBIT, e.raw_bps);
 	EXPECT_EQ(22 * MBIT, e.probe_bps);
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 90 * MBIT,
 					     IMTCP_EDGE_NONE, 0, NULL));
-	EXPECT_EQ(90 * MBIT, e.raw);
+	EXPECT_EQ(90 * MBIT, e.raw_bps);
 	EXPECT_EQ(90 * MBIT, e.probe_bps);
 	EXPECT_EQ(IMTCP_HELD_NONE, e.held);
 	/* busy at 20 in both windows: a result below 18 is held at 18 */
 	b.max_bps[1] = 20 * MBIT;
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 6 * MBIT,
 					     IMTCP_EDGE_LOW, 30, &b));
-	EXPECT_EQ(18 * MBIT, e.raw);
+	EXPECT_EQ(18 * MBIT, e.raw_bps);
 	EXPECT_EQ(6 * MBIT, e.probe_bps);
 	EXPECT_EQ(IMTCP_HELD_FLOOR, e.held);
 	EXPECT_EQ(IMTCP_EDGE_NONE, e.edge);
-	EXPECT_LT(e.bl, 6 * MBIT);	/* the fit's lower edge moves the range */
+	EXPECT_LT(e.lo_bps, 6 * MBIT);	/* the fit's lower edge moves the range */
 }
 
 /*
@@ -282,24 +282,24 @@ TEST(a_held_result_leaves_the_range_to_the_fit)
  */
 TEST(the_estimate_is_held_within_the_bounds_too)
 {
-	struct imtcp_est e = { .bl = 40 * MBIT, .bu = 60 * MBIT };
+	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
 	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 20 * MBIT },
 				.recent_bps = 20 * MBIT };
 	int i;
 
 	for (i = 0; i < 3; i++)
 		imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 0);
-	EXPECT_EQ(50 * MBIT, e.smoothed);
+	EXPECT_EQ(50 * MBIT, e.estimate_bps);
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 22 * MBIT,
 					     IMTCP_EDGE_NONE, 0, &b));
-	EXPECT_EQ(22 * MBIT, e.raw);		/* within the bounds */
-	EXPECT_EQ(25 * MBIT, e.smoothed);	/* the median, 50, held */
+	EXPECT_EQ(22 * MBIT, e.raw_bps);		/* within the bounds */
+	EXPECT_EQ(25 * MBIT, e.estimate_bps);	/* the median, 50, held */
 	EXPECT_EQ(IMTCP_HELD_CAP, e.held);	/* the estimate was */
 	/* and from below */
 	b.max_bps[0] = b.max_bps[1] = b.recent_bps = 80 * MBIT;
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 75 * MBIT,
 					     IMTCP_EDGE_NONE, 0, &b));
-	EXPECT_EQ(72 * MBIT, e.smoothed);
+	EXPECT_EQ(72 * MBIT, e.estimate_bps);
 	EXPECT_EQ(IMTCP_HELD_FLOOR, e.held);
 }
 
@@ -311,22 +311,22 @@ TEST(the_estimate_is_held_within_the_bounds_too)
  */
 TEST(the_first_result_is_provisional)
 {
-	struct imtcp_est e = { .bl = 1 * MBIT, .bu = 50 * MBIT };
+	struct imtcp_est e = { .lo_bps = 1 * MBIT, .hi_bps = 50 * MBIT };
 
 	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_LOW, 0));
-	EXPECT_EQ(0, e.smoothed);
+	EXPECT_EQ(0, e.estimate_bps);
 	EXPECT_EQ(0, e.count);
-	EXPECT_EQ(IMTCP_RATE_MIN, e.bl);	/* not reported, but the */
-	EXPECT_EQ(25500000, e.bu);		/* range moves below it */
+	EXPECT_EQ(IMTCP_RATE_MIN, e.lo_bps);	/* not reported, but the */
+	EXPECT_EQ(25500000, e.hi_bps);		/* range moves below it */
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 2 * MBIT, IMTCP_EDGE_NONE, 0));
-	EXPECT_EQ(2 * MBIT, e.smoothed);
+	EXPECT_EQ(2 * MBIT, e.estimate_bps);
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 40 * MBIT, IMTCP_EDGE_NONE, 0));
-	EXPECT_EQ(40 * MBIT, e.smoothed);
+	EXPECT_EQ(40 * MBIT, e.estimate_bps);
 	EXPECT_EQ(1, e.nhist);
 	EXPECT_EQ(2, e.count);
 	/* from then on every result is taken and averaged */
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 20 * MBIT, IMTCP_EDGE_NONE, 0));
-	EXPECT_EQ(30 * MBIT, e.smoothed);	/* median 20, gain 1/2 */
+	EXPECT_EQ(30 * MBIT, e.estimate_bps);	/* median 20, gain 1/2 */
 	EXPECT_EQ(2, e.nhist);
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 5 * MBIT, IMTCP_EDGE_LOW, 0));
 }
@@ -339,7 +339,7 @@ TEST(the_first_result_is_provisional)
  */
 TEST(a_fit_held_at_half_the_floor_is_the_lower_edge)
 {
-	struct imtcp_est e = { .bl = 120 * MBIT, .bu = 400 * MBIT };
+	struct imtcp_est e = { .lo_bps = 120 * MBIT, .hi_bps = 400 * MBIT };
 	struct imtcp_stream st[IMTCP_K_MAX];
 	struct sim s = path(19);
 	enum imtcp_edge edge;
@@ -361,9 +361,9 @@ TEST(a_fit_held_at_half_the_floor_is_the_lower_edge)
 	EXPECT_EQ(60 * MBIT, raw);
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
 	EXPECT_FALSE(imtcp_est_update(&e, &cfg, raw, edge, 0));
-	EXPECT_EQ(0, e.smoothed);
-	EXPECT_LT(e.bl, 19 * MBIT);		/* the next range holds A */
-	EXPECT_EQ(260 * MBIT, e.bu);
+	EXPECT_EQ(0, e.estimate_bps);
+	EXPECT_LT(e.lo_bps, 19 * MBIT);		/* the next range holds A */
+	EXPECT_EQ(260 * MBIT, e.hi_bps);
 }
 
 /*
@@ -375,20 +375,20 @@ TEST(a_fit_held_at_half_the_floor_is_the_lower_edge)
  */
 TEST(an_imprecise_result_moves_the_estimate_less)
 {
-	struct imtcp_est e = { .bl = 10 * MBIT, .bu = 200 * MBIT };
+	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
 	struct imtcp_est f = e;
 
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_NONE, 50));
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50));
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50));
-	EXPECT_EQ(50 * MBIT, e.smoothed);
+	EXPECT_EQ(50 * MBIT, e.estimate_bps);
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 400));
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 400));
-	EXPECT_EQ(50 * MBIT, e.smoothed);	/* median of 50 50 80 80: 50 */
+	EXPECT_EQ(50 * MBIT, e.estimate_bps);	/* median of 50 50 80 80: 50 */
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 110 * MBIT, IMTCP_EDGE_NONE,
 				     50));
 	/* median 80 of rse 400; usual 50, counted as 100: weight 16/256 */
-	EXPECT_EQ(50 * MBIT + 15 * MBIT * 16 / 256, e.smoothed);
+	EXPECT_EQ(50 * MBIT + 15 * MBIT * 16 / 256, e.estimate_bps);
 
 	/* the same results with no standard error count in full */
 	imtcp_est_update(&f, &cfg, 1 * MBIT, IMTCP_EDGE_NONE, 0);
@@ -397,7 +397,7 @@ TEST(an_imprecise_result_moves_the_estimate_less)
 	imtcp_est_update(&f, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 0);
 	imtcp_est_update(&f, &cfg, 80 * MBIT, IMTCP_EDGE_NONE, 0);
 	imtcp_est_update(&f, &cfg, 110 * MBIT, IMTCP_EDGE_NONE, 0);
-	EXPECT_EQ(65 * MBIT, f.smoothed);
+	EXPECT_EQ(65 * MBIT, f.estimate_bps);
 }
 
 /*
@@ -407,21 +407,21 @@ TEST(an_imprecise_result_moves_the_estimate_less)
  */
 TEST(equally_imprecise_results_count_in_full)
 {
-	struct imtcp_est e = { .bl = 10 * MBIT, .bu = 200 * MBIT };
+	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
 	u32 i;
 
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 1 * MBIT, IMTCP_EDGE_NONE, 500));
 	for (i = 0; i < 3; i++)
 		imtcp_est_update(&e, &cfg, 20 * MBIT, IMTCP_EDGE_NONE, 500);
-	EXPECT_EQ(20 * MBIT, e.smoothed);
+	EXPECT_EQ(20 * MBIT, e.estimate_bps);
 	for (i = 0; i < 2; i++)
 		imtcp_est_update(&e, &cfg, 60 * MBIT, IMTCP_EDGE_NONE, 500);
-	EXPECT_EQ(20 * MBIT, e.smoothed);	/* median of five: 20 */
+	EXPECT_EQ(20 * MBIT, e.estimate_bps);	/* median of five: 20 */
 	imtcp_est_update(&e, &cfg, 60 * MBIT, IMTCP_EDGE_NONE, 500);
 	/* three alike, each counted in full: a step (a weight below full
 	 * would have left the estimate near 20)
 	 */
-	EXPECT_EQ(60 * MBIT, e.smoothed);
+	EXPECT_EQ(60 * MBIT, e.estimate_bps);
 }
 
 /*
@@ -430,7 +430,7 @@ TEST(equally_imprecise_results_count_in_full)
  */
 static u64 after_three_rse(u64 a, u64 b, u64 c, u32 rse)
 {
-	struct imtcp_est e = { .bl = 10 * MBIT, .bu = 200 * MBIT };
+	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
 	u32 i;
 
 	for (i = 0; i < 6; i++)
@@ -439,7 +439,7 @@ static u64 after_three_rse(u64 a, u64 b, u64 c, u32 rse)
 	imtcp_est_update(&e, &cfg, b, IMTCP_EDGE_NONE, rse);
 	if (c)
 		imtcp_est_update(&e, &cfg, c, IMTCP_EDGE_NONE, rse);
-	return e.smoothed;
+	return e.estimate_bps;
 }
 
 static u64 after_three(u64 a, u64 b, u64 c)
@@ -532,35 +532,35 @@ TEST(fits_survive_random_extreme_streams)
 /* Only the first result's lower edge is dropped, and only once. */
 TEST(a_later_low_edge_is_taken)
 {
-	struct imtcp_est e = { .bl = 10 * MBIT, .bu = 50 * MBIT };
+	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 50 * MBIT };
 
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 30 * MBIT, IMTCP_EDGE_NONE, 0));
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 15 * MBIT, IMTCP_EDGE_LOW, 0));
-	EXPECT_EQ(15 * MBIT, e.smoothed);	/* replaced, not averaged */
+	EXPECT_EQ(15 * MBIT, e.estimate_bps);	/* replaced, not averaged */
 	EXPECT_EQ(2, e.count);
-	e = (struct imtcp_est){ .bl = 10 * MBIT, .bu = 50 * MBIT };
+	e = (struct imtcp_est){ .lo_bps = 10 * MBIT, .hi_bps = 50 * MBIT };
 	EXPECT_FALSE(imtcp_est_update(&e, &cfg, 10 * MBIT, IMTCP_EDGE_LOW, 0));
 	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 10 * MBIT, IMTCP_EDGE_LOW, 0));
-	EXPECT_EQ(10 * MBIT, e.smoothed);
+	EXPECT_EQ(10 * MBIT, e.estimate_bps);
 }
 
 TEST(bounds_hold_the_range)
 {
-	struct imtcp_est e = { .bl = 2 * MBIT, .bu = 10 * MBIT };
+	struct imtcp_est e = { .lo_bps = 2 * MBIT, .hi_bps = 10 * MBIT };
 
 	imtcp_est_bound(&e, 20 * MBIT, 0);
-	EXPECT_EQ(20 * MBIT, e.bl);
-	EXPECT_EQ(24 * MBIT, e.bu);
+	EXPECT_EQ(20 * MBIT, e.lo_bps);
+	EXPECT_EQ(24 * MBIT, e.hi_bps);
 	imtcp_est_bound(&e, 5 * MBIT, 0);	/* already above */
-	EXPECT_EQ(20 * MBIT, e.bl);
-	e.bu = 80 * MBIT;
+	EXPECT_EQ(20 * MBIT, e.lo_bps);
+	e.hi_bps = 80 * MBIT;
 	imtcp_est_bound(&e, 30 * MBIT, 0);
-	EXPECT_EQ(80 * MBIT, e.bu);
-	e.bl = 500 * MBIT;
-	e.bu = 2000 * MBIT;
+	EXPECT_EQ(80 * MBIT, e.hi_bps);
+	e.lo_bps = 500 * MBIT;
+	e.hi_bps = 2000 * MBIT;
 	imtcp_est_bound(&e, 30 * MBIT, 400 * MBIT);
-	EXPECT_EQ(200 * MBIT, e.bl);
-	EXPECT_EQ(400 * MBIT, e.bu);
+	EXPECT_EQ(200 * MBIT, e.lo_bps);
+	EXPECT_EQ(400 * MBIT, e.hi_bps);
 }
 
 TEST(range_floor)
@@ -586,9 +586,9 @@ static void converge(struct __test_metadata *_metadata, double a, int poisson,
 	imtcp_first_range(&e, 3 * MBIT);
 	for (i = 0; i < by; i++)
 		sim_measure(&s, &e, &cfg, st, i * 40000.0);
-	EXPECT_LT(err(e.smoothed, a), tol) {
+	EXPECT_LT(err(e.estimate_bps, a), tol) {
 		TH_LOG("A %.0f: estimate %.1f after %d, range %.1f-%.1f",
-		       a, e.smoothed / 1e6, by, e.bl / 1e6, e.bu / 1e6);
+		       a, e.estimate_bps / 1e6, by, e.lo_bps / 1e6, e.hi_bps / 1e6);
 	}
 }
 
@@ -712,7 +712,7 @@ TEST(standing_queue_with_ack_jitter)
 		s.min_rtt_us = s.base_us;
 		for (i = 0, nr = 0; i < 200; i++) {
 			struct imtcp_est e = {
-				.bl = as[t] * MBIT / 2, .bu = as[t] * MBIT * 3,
+				.lo_bps = as[t] * MBIT / 2, .hi_bps = as[t] * MBIT * 3,
 			};
 			u64 r = sim_measure(&s, &e, &vm, st, i * 100000.0);
 
@@ -756,14 +756,14 @@ TEST(steps_of_a_are_followed)
 	s.x_bps = 80e6;
 	for (i = 0; i < 8; i++)
 		sim_measure(&s, &e, &cfg, st, (10 + i) * 40000.0);
-	EXPECT_LT(err(e.smoothed, 20), 0.10) {
-		TH_LOG("after the fall: %.1f", e.smoothed / 1e6);
+	EXPECT_LT(err(e.estimate_bps, 20), 0.10) {
+		TH_LOG("after the fall: %.1f", e.estimate_bps / 1e6);
 	}
 	s.x_bps = 40e6;
 	for (i = 0; i < 8; i++)
 		sim_measure(&s, &e, &cfg, st, (18 + i) * 40000.0);
-	EXPECT_LT(err(e.smoothed, 60), 0.10) {
-		TH_LOG("after the rise: %.1f", e.smoothed / 1e6);
+	EXPECT_LT(err(e.estimate_bps, 60), 0.10) {
+		TH_LOG("after the rise: %.1f", e.estimate_bps / 1e6);
 	}
 }
 

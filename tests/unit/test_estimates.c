@@ -35,7 +35,7 @@ static u64 bps(double mbit)
  */
 static int replay(const char *name, int *same, u64 *err_kbps)
 {
-	struct imtcp_est e = { .bl = IMTCP_RATE_MIN, .bu = 2 * IMTCP_RATE_MIN,
+	struct imtcp_est e = { .lo_bps = IMTCP_RATE_MIN, .hi_bps = 2 * IMTCP_RATE_MIN,
 			       .seen = 1 };	/* rows are taken results */
 	static u64 err[4096];
 	char path[256], line[512];
@@ -63,7 +63,7 @@ static int replay(const char *name, int *same, u64 *err_kbps)
 		b.max_bps[1] = bps(floor_mbit);
 		b.recent_bps = bps(floor_mbit);
 		imtcp_est_update_bounded(&e, &cfg, bps(fit), edge, rse, &b);
-		got = e.smoothed;
+		got = e.estimate_bps;
 		*same += got == bps(est);
 		err[rows++] = (got > bps(truth) ? got - bps(truth) :
 			       bps(truth) - got) / 1000;

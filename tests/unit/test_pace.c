@@ -81,7 +81,7 @@ static u32 send_stream_acks(const struct imtcp_stream *st, u64 late_ns,
 
 	while (sent < N) {
 		struct imtcp_pace p = {
-			1, imtcp_pacing_Bps(imtcp_gap_rate(st, N, sent)), 0,
+			1, imtcp_pacing_Bps(imtcp_gap_bps(st, N, sent)), 0,
 		};
 
 		if (ours)
@@ -207,13 +207,13 @@ TEST(early_waits_done_keeps_the_plan)
 	imtcp_pace_next(&st, N, 4, plan_ns(&st, 4) - 1000, 0, N, &p);
 	EXPECT_EQ(1, p.segs);
 	EXPECT_EQ(1000, p.wait_ns);
-	EXPECT_EQ(imtcp_pacing_Bps(imtcp_gap_rate(&st, N, 4)), p.pacing_Bps);
+	EXPECT_EQ(imtcp_pacing_Bps(imtcp_gap_bps(&st, N, 4)), p.pacing_Bps);
 	imtcp_pace_next(&st, N, 4, plan_ns(&st, 4), 0, N, &p);
 	EXPECT_EQ(0, p.wait_ns);
 	imtcp_pace_next(&st, N, N, 1000000000, 0, N, &p);
 	EXPECT_EQ(1, p.segs);
 	EXPECT_EQ(0, p.wait_ns);
-	EXPECT_EQ(imtcp_pacing_Bps(imtcp_gap_rate(&st, N, N - 1)),
+	EXPECT_EQ(imtcp_pacing_Bps(imtcp_gap_bps(&st, N, N - 1)),
 		  p.pacing_Bps);
 	/* everything overdue, no room: still one (the stack checks room) */
 	imtcp_pace_next(&st, N, 0, 1000000000, 0, 0, &p);

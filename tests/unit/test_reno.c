@@ -100,16 +100,16 @@ TEST(pacing_rate_matches_kernel_formula)
 {
 	/* 1448 B * 10 pkts / 40 ms = 362000 B/s; 120 % = 434400 B/s. */
 	EXPECT_EQ(434400ULL,
-		  imtcp_reno_pacing_rate(1448, 10, 4, 40000 << 3, 120));
+		  imtcp_reno_pacing_Bps(1448, 10, 4, 40000 << 3, 120));
 	/* packets_out above cwnd counts (after a reduction). */
 	EXPECT_EQ(868800ULL,
-		  imtcp_reno_pacing_rate(1448, 10, 20, 40000 << 3, 120));
+		  imtcp_reno_pacing_Bps(1448, 10, 20, 40000 << 3, 120));
 	/* 200 % in slow start. */
 	EXPECT_EQ(724000ULL,
-		  imtcp_reno_pacing_rate(1448, 10, 0, 40000 << 3, 200));
+		  imtcp_reno_pacing_Bps(1448, 10, 0, 40000 << 3, 200));
 	/* No srtt: undivided (huge), as the kernel leaves it. */
 	EXPECT_EQ(1448ULL * 80000 * 120 * 10,
-		  imtcp_reno_pacing_rate(1448, 10, 0, 0, 120));
+		  imtcp_reno_pacing_Bps(1448, 10, 0, 0, 120));
 }
 
 TEST_HARNESS_MAIN

@@ -240,8 +240,8 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 		}
 		if (imtcp_est_update(&e, &cfg, raw, edge, rse) && nsm < 4096) {
 			imtcp_est_update(&unw, &cfg, raw, edge, 0);
-			esm[nsm] = fabs(e.smoothed / 1e6 - truth_mbit);
-			eunw[nsm++] = fabs(unw.smoothed / 1e6 - truth_mbit);
+			esm[nsm] = fabs(e.estimate_bps / 1e6 - truth_mbit);
+			eunw[nsm++] = fabs(unw.estimate_bps / 1e6 - truth_mbit);
 		} else {
 			imtcp_est_update(&unw, &cfg, raw, edge, 0);
 		}
