@@ -47,7 +47,7 @@
  *   one sample: the newest segment it delivered (rate sample last_end_seq),
  *   its real departure time (tp->first_tx_mstamp) and the ACK's arrival.
  *   k streams cover the search range; a joint fit of a queue model to all
- *   their delays gives A (core/imtcp_est.c). Measurement is off in CWR,
+ *   their delays gives A (core/imtcp_fit.c). Measurement is off in CWR,
  *   Recovery and Loss, before the first 10 segments (no pacing yet), and
  *   under sch_fq (which owns pacing); it never holds with nothing in
  *   flight or a window of N or less (4 N in a slow start that the window
@@ -70,7 +70,7 @@
  *   o An application-limited sender's streams are as long as its writes
  *     (5-16 segments), not N.
  *   o A is a least-squares fit of a queue model over all streams' delays,
- *     not the first rising segment (core/imtcp_est.c says why).
+ *     not the first rising segment (core/imtcp_fit.c says why).
  *   o The first result is provisional (dropped at the lower edge of its
  *     range, else replaced by the next); the estimate is the median of
  *     the latest results, smoothed by an EWMA (gain_shift).
@@ -91,6 +91,7 @@
 
 #include "core/imtcp_reno.h"
 #include "imtcp_meas.h"
+#include "imtcp_nl.h"
 #include "imtcp_pacing.h"
 #include "uapi/imtcp.h"
 
@@ -341,9 +342,12 @@ static int __init imtcp_register(void)
 	BUILD_BUG_ON((int)IMTCP_BOUND_NONE != (int)IMTCP_HELD_NONE ||
 		     (int)IMTCP_BOUND_CAP != (int)IMTCP_HELD_CAP ||
 		     (int)IMTCP_BOUND_FLOOR != (int)IMTCP_HELD_FLOOR);
-	err = imtcp_meas_init();
+	err = imtcp_registry_init();
 	if (err)
 		return err;
+	err = imtcp_meas_init();
+	if (err)
+		goto out_registry;
 	err = imtcp_nl_init();
 	if (err)
 		goto out_meas;
@@ -355,6 +359,8 @@ out_nl:
 	imtcp_nl_exit();
 out_meas:
 	imtcp_meas_exit();
+out_registry:
+	imtcp_registry_exit();
 	return err;
 }
 
@@ -363,6 +369,7 @@ static void __exit imtcp_unregister(void)
 	tcp_unregister_congestion_control(&imtcp_ops);
 	imtcp_nl_exit();
 	imtcp_meas_exit();
+	imtcp_registry_exit();
 }
 
 module_init(imtcp_register);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * imtcp: the measurement on a live socket (see the design comment in
- * imtcp_main.c). Decisions are made by core/imtcp_cu.c and
- * core/imtcp_est.c; this file reads the socket for them and carries out
- * what they decide:
+ * imtcp_main.c). Decisions are made by the control unit
+ * (core/imtcp_cu.c) and the measurement unit (core/imtcp_est.h); this
+ * file reads the socket for them and carries out what they decide:
  *
  *   hold (STORE)   tcp_wstamp_ns, the departure time of the next segment,
  *                  is moved T ahead; the stack's pacing timer ends the
- *                  hold if no ACK does it first. Nothing else is touched:
+ *                  hold if no ACK does it first (with nothing queued no
+ *                  timer runs, and the next ACK or write ends it, late,
+ *                  with nothing kept back). Nothing else is touched:
  *                  cwnd stays Reno's, and the held segments are simply
  *                  window credit that has not been used yet.
  *   stream (SEND)  the hold ends, skbs are cut to one MSS (sk_gso_max_segs
@@ -33,105 +35,17 @@
 #include <net/mptcp.h>
 
 #include "imtcp_meas.h"
+#include "imtcp_nl.h"
 #include "imtcp_pacing.h"
+#include "imtcp_params.h"
 #include "core/imtcp_pace.h"
 #include "uapi/imtcp.h"
 
 #define CREATE_TRACE_POINTS
 #include "imtcp_trace.h"
 
-static unsigned int stream_len = 10;
-static unsigned int streams = 2;
-static unsigned int noise_us = 500;
-static unsigned int gain_shift = 1;
-static unsigned int hold_budget = 2;
-static unsigned int free_starts = 2;
-static unsigned int fail_alloc_every;
-static bool measure = true;
-
 /* Per-socket measurement state: a cache of its own, charged to memcgs. */
 static struct kmem_cache *meas_cache;
-static atomic_t allocs = ATOMIC_INIT(0);
-
-static int set_stream_len(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, IMTCP_N_MIN, IMTCP_N_MAX);
-}
-
-static int set_streams(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, IMTCP_K_MAX);
-}
-
-static int set_noise(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 100000);
-}
-
-static int set_gain(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 4);
-}
-
-static int set_budget(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, IMTCP_BUDGET_MAX);
-}
-
-static int set_free_starts(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, IMTCP_FREE_MAX);
-}
-
-static int set_fail_alloc(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 1000000);
-}
-
-static const struct kernel_param_ops stream_len_ops = {
-	.set = set_stream_len, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops streams_ops = {
-	.set = set_streams, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops noise_ops = {
-	.set = set_noise, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops gain_ops = {
-	.set = set_gain, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops budget_ops = {
-	.set = set_budget, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops free_starts_ops = {
-	.set = set_free_starts, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops fail_alloc_ops = {
-	.set = set_fail_alloc, .get = param_get_uint,
-};
-
-module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
-MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10); an application-limited sender's streams are as long as its writes, 5-16");
-module_param_cb(streams, &streams_ops, &streams, 0644);
-MODULE_PARM_DESC(streams, "streams per measurement, k (1-8, default 2)");
-module_param_cb(noise_us, &noise_ops, &noise_us, 0644);
-MODULE_PARM_DESC(noise_us, "delay rise in us that a stream must exceed to count as rising (0-100000, default 500)");
-module_param_cb(gain_shift, &gain_ops, &gain_shift, 0644);
-MODULE_PARM_DESC(gain_shift, "estimate smoothing: EWMA gain 2^-gain_shift (0-4, default 1)");
-module_param_cb(hold_budget, &budget_ops, &hold_budget, 0644);
-MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segments may cost it (1-100, default 2; 100 = measure without pause)");
-module_param_cb(free_starts, &free_starts_ops, &free_starts, 0644);
-MODULE_PARM_DESC(free_starts, "measurements at a connection's start, until its first estimate, that may begin while the hold budget is in debt (0-8, default 2)");
-module_param_cb(fail_alloc_every, &fail_alloc_ops, &fail_alloc_every, 0644);
-MODULE_PARM_DESC(fail_alloc_every, "testing: fail every Nth allocation of a socket's measurement state, as a failed GFP_NOWAIT allocation would (0-1000000, default 0 = never); such sockets run as plain Reno and count in alloc_failed");
-module_param(measure, bool, 0644);
-MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
 
 /* Search ranges stay below this multiple of what the connection sees. */
 #define IMTCP_CAP_MUL	16
@@ -311,7 +225,7 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *m)
 	imtcp_set_pacing_Bps(sk,
 			     imtcp_pacing_Bps(imtcp_gap_bps(st, m->cfg.n, 0)));
 	if (trace_imtcp_stream_start_enabled())
-		trace_imtcp_stream_start(m->cookie, m->cu.stream, tp->snd_nxt,
+		trace_imtcp_stream_start(m->entry.cookie, m->cu.stream, tp->snd_nxt,
 					 st->lo_bps, st->hi_bps, m->cfg.n,
 					 st->seg_bytes,
 					 imtcp_pace_plan_ns(st, m->cfg.n));
@@ -321,7 +235,7 @@ static void trace_state(struct sock *sk, struct imtcp_meas *m, u32 from)
 {
 	if (!trace_imtcp_state_enabled())
 		return;
-	trace_imtcp_state(m->cookie, from, m->cu.state, m->cu.m, m->cu.stream,
+	trace_imtcp_state(m->entry.cookie, from, m->cu.state, m->cu.m, m->cu.stream,
 			  tcp_snd_cwnd(tcp_sk(sk)), held_segs(sk));
 }
 
@@ -332,8 +246,8 @@ static void enter_state(struct sock *sk, struct imtcp_meas *m, u32 from)
 	u32 t;
 
 	trace_state(sk, m, from);
-	WRITE_ONCE(m->pub.state, m->cu.state);
-	WRITE_ONCE(m->pub.m, m->cu.m);
+	WRITE_ONCE(m->entry.pub.state, m->cu.state);
+	WRITE_ONCE(m->entry.pub.m, m->cu.m);
 	WRITE_ONCE(m->info->state, m->cu.state);
 	WRITE_ONCE(m->info->m, m->cu.m);
 	switch (m->cu.state) {
@@ -408,7 +322,7 @@ static void take_sample(struct sock *sk, struct imtcp_meas *m,
 		m->delay_max[0] = max(m->delay_max[0], s->delay_us);
 		if (!m->delay_min[0] || s->delay_us < m->delay_min[0])
 			m->delay_min[0] = s->delay_us;
-		trace_imtcp_sample(m->cookie, i, seg, s->tx_us, s->delay_us);
+		trace_imtcp_sample(m->entry.cookie, i, seg, s->tx_us, s->delay_us);
 		return;
 	}
 }
@@ -419,27 +333,27 @@ static void publish_path(const struct sock *sk, struct imtcp_meas *m)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	WRITE_ONCE(m->pub.srtt_us, tp->srtt_us >> 3);
-	WRITE_ONCE(m->pub.min_rtt_us, tcp_min_rtt(tp));
-	WRITE_ONCE(m->pub.cwnd, tcp_snd_cwnd(tp));
-	WRITE_ONCE(m->pub.dlv_segs, tp->rate_delivered);
-	WRITE_ONCE(m->pub.dlv_us, tp->rate_interval_us);
-	WRITE_ONCE(m->pub.mss, tp->mss_cache);
+	WRITE_ONCE(m->entry.pub.srtt_us, tp->srtt_us >> 3);
+	WRITE_ONCE(m->entry.pub.min_rtt_us, tcp_min_rtt(tp));
+	WRITE_ONCE(m->entry.pub.cwnd, tcp_snd_cwnd(tp));
+	WRITE_ONCE(m->entry.pub.dlv_segs, tp->rate_delivered);
+	WRITE_ONCE(m->entry.pub.dlv_us, tp->rate_interval_us);
+	WRITE_ONCE(m->entry.pub.mss, tp->mss_cache);
 }
 
 static void publish_estimate(struct imtcp_meas *m, u64 busy_bps)
 {
 	unsigned long now = jiffies;
 
-	WRITE_ONCE(m->pub.raw_bps, m->est.raw_bps);
-	WRITE_ONCE(m->pub.probe_bps, m->est.probe_bps);
-	WRITE_ONCE(m->pub.busy_bps, busy_bps);
-	WRITE_ONCE(m->pub.bound, m->est.held);
-	WRITE_ONCE(m->pub.range_lo_bps, m->est.lo_bps);
-	WRITE_ONCE(m->pub.range_hi_bps, m->est.hi_bps);
-	WRITE_ONCE(m->pub.measurements, m->est.count);
-	WRITE_ONCE(m->pub.est_jiffies, now);
-	WRITE_ONCE(m->pub.estimate_bps, m->est.estimate_bps);
+	WRITE_ONCE(m->entry.pub.raw_bps, m->est.raw_bps);
+	WRITE_ONCE(m->entry.pub.probe_bps, m->est.probe_bps);
+	WRITE_ONCE(m->entry.pub.busy_bps, busy_bps);
+	WRITE_ONCE(m->entry.pub.bound, m->est.held);
+	WRITE_ONCE(m->entry.pub.range_lo_bps, m->est.lo_bps);
+	WRITE_ONCE(m->entry.pub.range_hi_bps, m->est.hi_bps);
+	WRITE_ONCE(m->entry.pub.measurements, m->est.count);
+	WRITE_ONCE(m->entry.pub.est_jiffies, now);
+	WRITE_ONCE(m->entry.pub.estimate_bps, m->est.estimate_bps);
 	WRITE_ONCE(m->info->measurements, m->est.count);
 	WRITE_ONCE(m->info->est_jiffies, now);
 	WRITE_ONCE(m->info->estimate_bps, m->est.estimate_bps);
@@ -456,15 +370,15 @@ static bool out_of_envelope(struct imtcp_meas *m, u64 fit_bps)
 {
 	u64 env_bps = imtcp_envelope_bps(&m->cfg, m->mss);
 
-	WRITE_ONCE(m->pub.envelope_bps, env_bps);
+	WRITE_ONCE(m->entry.pub.envelope_bps, env_bps);
 	if (max(m->dlv_max_bps, fit_bps) <= env_bps) {
-		WRITE_ONCE(m->pub.reason, IMTCP_REASON_NONE);
+		WRITE_ONCE(m->entry.pub.reason, IMTCP_REASON_NONE);
 		return false;
 	}
-	WRITE_ONCE(m->pub.reason, IMTCP_REASON_ENVELOPE);
-	WRITE_ONCE(m->pub.estimate_bps, 0);
+	WRITE_ONCE(m->entry.pub.reason, IMTCP_REASON_ENVELOPE);
+	WRITE_ONCE(m->entry.pub.estimate_bps, 0);
 	WRITE_ONCE(m->info->estimate_bps, 0);
-	imtcp_stat_out_of_envelope(m->net);
+	imtcp_count_out_of_envelope(m->entry.net);
 	return true;
 }
 
@@ -475,13 +389,13 @@ static bool out_of_envelope(struct imtcp_meas *m, u64 fit_bps)
  */
 static void holds_reason(struct imtcp_meas *m)
 {
-	u8 reason = READ_ONCE(m->pub.reason);
+	u8 reason = READ_ONCE(m->entry.pub.reason);
 
 	if (imtcp_cu_holds_failing(&m->cu)) {
-		if (reason == IMTCP_REASON_NONE && !READ_ONCE(m->pub.estimate_bps))
-			WRITE_ONCE(m->pub.reason, IMTCP_REASON_HOLDS_FAILING);
+		if (reason == IMTCP_REASON_NONE && !READ_ONCE(m->entry.pub.estimate_bps))
+			WRITE_ONCE(m->entry.pub.reason, IMTCP_REASON_HOLDS_FAILING);
 	} else if (reason == IMTCP_REASON_HOLDS_FAILING) {
-		WRITE_ONCE(m->pub.reason, IMTCP_REASON_NONE);
+		WRITE_ONCE(m->entry.pub.reason, IMTCP_REASON_NONE);
 	}
 }
 
@@ -506,7 +420,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 		struct imtcp_stream *st = &m->st[i];
 
 		imtcp_analyse_stream(st, &m->cfg, ceiling);
-		trace_imtcp_stream(m->cookie, i, st->lo_bps, st->hi_bps,
+		trace_imtcp_stream(m->entry.cookie, i, st->lo_bps, st->hi_bps,
 				   m->cfg.n, st->seg_bytes, st->nsamples,
 				   st->outcome, min_rtt);
 	}
@@ -523,9 +437,9 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
 	imtcp_cu_estimated(&m->cu);
 	holds_reason(m);
 	publish_estimate(m, busy);
-	imtcp_stat_estimate(m->net);
-	imtcp_nl_estimate_event(m);
-	trace_imtcp_estimate(m->cookie, &m->est, fit, busy, busy_floor, edge,
+	imtcp_count_estimate(m->entry.net);
+	imtcp_nl_estimate_event(&m->entry);
+	trace_imtcp_estimate(m->entry.cookie, &m->est, fit, busy, busy_floor, edge,
 			     tp->srtt_us >> 3, tcp_snd_cwnd(tp), m->cu.m, rse);
 }
 
@@ -541,8 +455,8 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 		m->cfg.n = imtcp_cu_stream_len(&m->cu);
 	view_of(sk, m, &v);
 	flags = imtcp_cu_step(&m->cu, m->cfg.n, m->cfg.k, &v);
-	WRITE_ONCE(m->pub.hold_us, m->cu.held_us);
-	WRITE_ONCE(m->pub.stream_us, m->cu.stream_us);
+	WRITE_ONCE(m->entry.pub.hold_us, m->cu.held_us);
+	WRITE_ONCE(m->entry.pub.stream_us, m->cu.stream_us);
 	if (flags & IMTCP_CU_STREAM_DONE) {
 		m->stream_end = tcp_sk(sk)->snd_nxt;
 		holds_reason(m);
@@ -550,9 +464,9 @@ static void step(struct sock *sk, struct imtcp_meas *m)
 	if (flags & IMTCP_CU_FAILED) {
 		holds_reason(m);
 		m->streams_failed++;
-		WRITE_ONCE(m->pub.streams_failed, m->streams_failed);
-		imtcp_stat_stream_failed(m->net);
-		trace_imtcp_stream(m->cookie, stream, m->st[stream].lo_bps,
+		WRITE_ONCE(m->entry.pub.streams_failed, m->streams_failed);
+		imtcp_count_stream_failed(m->entry.net);
+		trace_imtcp_stream(m->entry.cookie, stream, m->st[stream].lo_bps,
 				   m->st[stream].hi_bps, v.sent,
 				   m->st[stream].seg_bytes,
 				   m->st[stream].nsamples, IMTCP_OUT_NONE,
@@ -708,61 +622,52 @@ static void set_identity(struct sock *sk, struct imtcp_meas *m)
 {
 	const struct inet_sock *inet = inet_sk(sk);
 
-	m->net = sock_net(sk);
-	m->family = sk->sk_family;
-	m->mptcp = sk_is_mptcp(sk);
-	m->sport = inet->inet_sport;
-	m->dport = inet->inet_dport;
+	m->entry.net = sock_net(sk);
+	m->entry.family = sk->sk_family;
+	m->entry.mptcp = sk_is_mptcp(sk);
+	m->entry.sport = inet->inet_sport;
+	m->entry.dport = inet->inet_dport;
 #if IS_ENABLED(CONFIG_IPV6)
 	if (sk->sk_family == AF_INET6) {
-		m->saddr.v6 = sk->sk_v6_rcv_saddr;
-		m->daddr.v6 = sk->sk_v6_daddr;
+		m->entry.saddr.v6 = sk->sk_v6_rcv_saddr;
+		m->entry.daddr.v6 = sk->sk_v6_daddr;
 		return;
 	}
 #endif
-	m->saddr.v4 = inet->inet_saddr;
-	m->daddr.v4 = inet->inet_daddr;
-}
-
-/* fail_alloc_every: the allocation failure path, on demand (testing). */
-static bool alloc_should_fail(void)
-{
-	u32 every = READ_ONCE(fail_alloc_every);
-
-	return every && (u32)atomic_inc_return(&allocs) % every == 0;
+	m->entry.saddr.v4 = inet->inet_saddr;
+	m->entry.daddr.v4 = inet->inet_daddr;
 }
 
 struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 {
+	struct imtcp_params params;
 	struct imtcp_meas *m;
 	u32 cookie[2];
 
-	if (!READ_ONCE(measure))
+	if (!imtcp_params_measure())
 		return NULL;
-	m = alloc_should_fail() ? NULL :
+	m = imtcp_params_fail_alloc() ? NULL :
 	    kmem_cache_zalloc(meas_cache, GFP_NOWAIT | __GFP_NOWARN);
 	if (!m) {
-		imtcp_stat_alloc_failed(sock_net(sk));
+		imtcp_count_alloc_failed(sock_net(sk));
 		return NULL;
 	}
-	m->cfg.n = READ_ONCE(stream_len);
-	m->cfg.k = READ_ONCE(streams);
-	m->cfg.noise_us = READ_ONCE(noise_us);
-	m->cfg.gain_shift = READ_ONCE(gain_shift);
+	imtcp_params_read(&params);
+	m->cfg = params.est;
 	imtcp_cu_init(&m->cu, m->cfg.n);
-	imtcp_cu_set_budget(&m->cu, READ_ONCE(hold_budget));
-	imtcp_cu_set_free_starts(&m->cu, READ_ONCE(free_starts));
+	imtcp_cu_set_budget(&m->cu, params.hold_budget);
+	imtcp_cu_set_free_starts(&m->cu, params.free_starts);
 	imtcp_busy_init(&m->busy, tcp_clock_us());
 	sock_diag_save_cookie(sk, cookie);
-	m->cookie = (u64)cookie[1] << 32 | cookie[0];
+	m->entry.cookie = (u64)cookie[1] << 32 | cookie[0];
 	set_identity(sk, m);
-	m->pub.m = m->cu.m;
+	m->entry.pub.m = m->cu.m;
 	m->info = info;
-	m->pub.envelope_bps = imtcp_envelope_bps(&m->cfg,
-						 tcp_sk(sk)->mss_cache);
+	m->entry.pub.envelope_bps =
+		imtcp_envelope_bps(&m->cfg, tcp_sk(sk)->mss_cache);
 	WRITE_ONCE(info->m, m->cu.m);
 	WRITE_ONCE(info->measuring, 1);
-	imtcp_registry_add(m);
+	imtcp_registry_add(&m->entry);
 	return m;
 }
 
@@ -781,7 +686,7 @@ void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m)
 		release(sk);
 		pacing_off(sk);
 	}
-	imtcp_registry_del(m);
+	imtcp_registry_del(&m->entry);
 	call_rcu(&m->rcu, meas_free_rcu);
 }
 

@@ -1,110 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * imtcp: the registry of measuring sockets and the generic netlink family
- * "imtcp" that lets userspace read them (kmod/uapi/imtcp.h).
+ * The generic netlink family "imtcp" (kmod/uapi/imtcp.h): the registry's
+ * sockets (imtcp_registry.c) one by one or as a dump, a namespace's
+ * counters, and an event per new estimate to listeners.
  *
- * Registry. Every socket with measurement state is on one list, added in
- * the congestion control's init and removed in its release (both may run
- * in softirq: spin_lock_bh for writers), freed after an RCU grace period; readers
- * walk the list under RCU and read only the published copy of the
- * socket's figures (struct imtcp_pub), never the socket. Nothing is done
- * per ACK here: the ACK path only updates its own published copy.
- *
- * Dumps go in registry order (a 64-bit id given at insertion) and resume
- * after the last id sent, so a socket that exists for the whole dump is
- * reported exactly once, whatever comes and goes meanwhile. Only sockets
- * of the caller's network namespace are visible, and the counters are
- * the caller's namespace's.
+ * Dumps go in registry order and resume after the last socket sent, so a
+ * socket that exists for the whole dump is reported exactly once. Only
+ * sockets of the caller's network namespace are visible, and the
+ * counters are the caller's namespace's.
  */
-#include <linux/rculist.h>
-#include <linux/spinlock.h>
 #include <net/genetlink.h>
-#include <net/netns/generic.h>
 #include <net/sock.h>
 
-#include "imtcp_meas.h"
+#include "imtcp_nl.h"
+#include "imtcp_registry.h"
+#include "core/imtcp_types.h"
 #include "uapi/imtcp.h"
-
-static LIST_HEAD(registry);
-static DEFINE_SPINLOCK(registry_lock);
-static u64 registry_next_id;
-
-/*
- * The counters are per network namespace: a namespace's admin sees and
- * resets its own, and nobody sees another namespace's sockets.
- */
-struct imtcp_net {
-	atomic_t sockets;
-	atomic64_t estimates;
-	atomic64_t streams_failed;
-	atomic64_t alloc_failed;
-	atomic64_t out_of_envelope;
-};
-
-static unsigned int imtcp_net_id __read_mostly;
-
-static struct pernet_operations imtcp_net_ops = {
-	.id = &imtcp_net_id,
-	.size = sizeof(struct imtcp_net),
-};
-
-static struct imtcp_net *imtcp_net(const struct net *net)
-{
-	return net_generic(net, imtcp_net_id);
-}
 
 static struct genl_family imtcp_family;
 
-void imtcp_registry_add(struct imtcp_meas *m)
+static int put_addrs(struct sk_buff *skb, const struct imtcp_entry *e)
 {
-	spin_lock_bh(&registry_lock);
-	m->id = ++registry_next_id;
-	list_add_tail_rcu(&m->node, &registry);
-	spin_unlock_bh(&registry_lock);
-	atomic_inc(&imtcp_net(m->net)->sockets);
-}
-
-void imtcp_registry_del(struct imtcp_meas *m)
-{
-	spin_lock_bh(&registry_lock);
-	list_del_rcu(&m->node);
-	spin_unlock_bh(&registry_lock);
-	atomic_dec(&imtcp_net(m->net)->sockets);
-}
-
-void imtcp_stat_alloc_failed(const struct net *net)
-{
-	atomic64_inc(&imtcp_net(net)->alloc_failed);
-}
-
-void imtcp_stat_estimate(const struct net *net)
-{
-	atomic64_inc(&imtcp_net(net)->estimates);
-}
-
-void imtcp_stat_stream_failed(const struct net *net)
-{
-	atomic64_inc(&imtcp_net(net)->streams_failed);
-}
-
-void imtcp_stat_out_of_envelope(const struct net *net)
-{
-	atomic64_inc(&imtcp_net(net)->out_of_envelope);
-}
-
-static int put_addrs(struct sk_buff *skb, const struct imtcp_meas *m)
-{
-	if (nla_put_u8(skb, IMTCP_A_FAMILY, m->family) ||
-	    nla_put_u8(skb, IMTCP_A_MPTCP, m->mptcp) ||
-	    nla_put_u16(skb, IMTCP_A_SPORT, ntohs(m->sport)) ||
-	    nla_put_u16(skb, IMTCP_A_DPORT, ntohs(m->dport)))
+	if (nla_put_u8(skb, IMTCP_A_FAMILY, e->family) ||
+	    nla_put_u8(skb, IMTCP_A_MPTCP, e->mptcp) ||
+	    nla_put_u16(skb, IMTCP_A_SPORT, ntohs(e->sport)) ||
+	    nla_put_u16(skb, IMTCP_A_DPORT, ntohs(e->dport)))
 		return -EMSGSIZE;
-	if (m->family == AF_INET)
-		return nla_put_in_addr(skb, IMTCP_A_SADDR4, m->saddr.v4) ||
-		       nla_put_in_addr(skb, IMTCP_A_DADDR4, m->daddr.v4) ?
+	if (e->family == AF_INET)
+		return nla_put_in_addr(skb, IMTCP_A_SADDR4, e->saddr.v4) ||
+		       nla_put_in_addr(skb, IMTCP_A_DADDR4, e->daddr.v4) ?
 		       -EMSGSIZE : 0;
-	return nla_put_in6_addr(skb, IMTCP_A_SADDR6, &m->saddr.v6) ||
-	       nla_put_in6_addr(skb, IMTCP_A_DADDR6, &m->daddr.v6) ?
+	return nla_put_in6_addr(skb, IMTCP_A_SADDR6, &e->saddr.v6) ||
+	       nla_put_in6_addr(skb, IMTCP_A_DADDR6, &e->daddr.v6) ?
 	       -EMSGSIZE : 0;
 }
 
@@ -153,9 +80,9 @@ static int put_figures(struct sk_buff *skb, const struct imtcp_pub *p)
 }
 
 /* The size of fill_sock's message: every attribute it puts. */
-static size_t sock_msg_size(const struct imtcp_meas *m)
+static size_t sock_msg_size(const struct imtcp_entry *e)
 {
-	size_t addr = m->family == AF_INET ? sizeof(__be32) :
+	size_t addr = e->family == AF_INET ? sizeof(__be32) :
 					     sizeof(struct in6_addr);
 
 	return nlmsg_total_size(GENL_HDRLEN) +
@@ -166,15 +93,15 @@ static size_t sock_msg_size(const struct imtcp_meas *m)
 }
 
 /* One socket as one message. */
-static int fill_sock(struct sk_buff *skb, const struct imtcp_meas *m,
+static int fill_sock(struct sk_buff *skb, const struct imtcp_entry *e,
 		     u32 portid, u32 seq, int flags, u8 cmd)
 {
 	void *hdr = genlmsg_put(skb, portid, seq, &imtcp_family, flags, cmd);
 
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, IMTCP_A_COOKIE, m->cookie, IMTCP_A_PAD) ||
-	    put_addrs(skb, m) || put_figures(skb, &m->pub)) {
+	if (nla_put_u64_64bit(skb, IMTCP_A_COOKIE, e->cookie, IMTCP_A_PAD) ||
+	    put_addrs(skb, e) || put_figures(skb, &e->pub)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -182,22 +109,22 @@ static int fill_sock(struct sk_buff *skb, const struct imtcp_meas *m,
 	return 0;
 }
 
-/* Does @m match the tuple in @attrs? (Ports and family are required.) */
-static bool tuple_matches(const struct imtcp_meas *m, struct nlattr **attrs)
+/* Does @e match the tuple in @attrs? (Ports and family are required.) */
+static bool tuple_matches(const struct imtcp_entry *e, struct nlattr **attrs)
 {
-	if (m->family != nla_get_u8(attrs[IMTCP_A_FAMILY]) ||
-	    ntohs(m->sport) != nla_get_u16(attrs[IMTCP_A_SPORT]) ||
-	    ntohs(m->dport) != nla_get_u16(attrs[IMTCP_A_DPORT]))
+	if (e->family != nla_get_u8(attrs[IMTCP_A_FAMILY]) ||
+	    ntohs(e->sport) != nla_get_u16(attrs[IMTCP_A_SPORT]) ||
+	    ntohs(e->dport) != nla_get_u16(attrs[IMTCP_A_DPORT]))
 		return false;
-	if (m->family == AF_INET)
+	if (e->family == AF_INET)
 		return (!attrs[IMTCP_A_SADDR4] ||
-			m->saddr.v4 == nla_get_in_addr(attrs[IMTCP_A_SADDR4])) &&
+			e->saddr.v4 == nla_get_in_addr(attrs[IMTCP_A_SADDR4])) &&
 		       (!attrs[IMTCP_A_DADDR4] ||
-			m->daddr.v4 == nla_get_in_addr(attrs[IMTCP_A_DADDR4]));
+			e->daddr.v4 == nla_get_in_addr(attrs[IMTCP_A_DADDR4]));
 	return (!attrs[IMTCP_A_SADDR6] ||
-		!memcmp(&m->saddr.v6, nla_data(attrs[IMTCP_A_SADDR6]), 16)) &&
+		!memcmp(&e->saddr.v6, nla_data(attrs[IMTCP_A_SADDR6]), 16)) &&
 	       (!attrs[IMTCP_A_DADDR6] ||
-		!memcmp(&m->daddr.v6, nla_data(attrs[IMTCP_A_DADDR6]), 16));
+		!memcmp(&e->daddr.v6, nla_data(attrs[IMTCP_A_DADDR6]), 16));
 }
 
 /*
@@ -237,88 +164,99 @@ static int check_key(struct nlattr **attrs, struct netlink_ext_ack *extack)
 	return 0;
 }
 
-static int get_sock_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr **attrs = info->attrs;
-	struct net *net = genl_info_net(info);
-	const struct imtcp_meas *m, *found = NULL;
+/* A GET_SOCK request's key, and the reply to fill with its socket. */
+struct sock_query {
+	struct nlattr **attrs;
+	struct genl_info *info;
 	struct sk_buff *msg;
 	int err;
+};
 
-	err = check_key(attrs, info->extack);
-	if (err)
-		return err;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	rcu_read_lock();
-	list_for_each_entry_rcu(m, &registry, node) {
-		if (!net_eq(m->net, net))
-			continue;
-		if (attrs[IMTCP_A_COOKIE] ?
-		    m->cookie == nla_get_u64(attrs[IMTCP_A_COOKIE]) :
-		    tuple_matches(m, attrs)) {
-			found = m;
-			break;
-		}
-	}
-	err = found ? fill_sock(msg, found, info->snd_portid, info->snd_seq,
-				0, IMTCP_CMD_GET_SOCK) : -ENOENT;
-	rcu_read_unlock();
-	if (err) {
-		nlmsg_free(msg);
-		if (err == -ENOENT)
-			NL_SET_ERR_MSG(info->extack,
-				       "no imtcp socket like that in this network namespace");
-		return err;
-	}
-	return genlmsg_reply(msg, info);
+static int reply_if_asked(const struct imtcp_entry *e, void *arg)
+{
+	struct sock_query *q = arg;
+	struct nlattr **attrs = q->attrs;
+
+	if (attrs[IMTCP_A_COOKIE] ?
+	    e->cookie != nla_get_u64(attrs[IMTCP_A_COOKIE]) :
+	    !tuple_matches(e, attrs))
+		return 0;
+	q->err = fill_sock(q->msg, e, q->info->snd_portid, q->info->snd_seq,
+			   0, IMTCP_CMD_GET_SOCK);
+	return 1;
 }
 
+static int get_sock_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sock_query q = { .attrs = info->attrs, .info = info,
+				.err = -ENOENT };
+	int err;
+
+	err = check_key(info->attrs, info->extack);
+	if (err)
+		return err;
+	q.msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!q.msg)
+		return -ENOMEM;
+	imtcp_registry_walk(genl_info_net(info), 0, reply_if_asked, &q);
+	if (q.err) {
+		nlmsg_free(q.msg);
+		if (q.err == -ENOENT)
+			NL_SET_ERR_MSG(info->extack,
+				       "no imtcp socket like that in this network namespace");
+		return q.err;
+	}
+	return genlmsg_reply(q.msg, info);
+}
+
+struct dump_ctx {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+static int dump_one(const struct imtcp_entry *e, void *arg)
+{
+	struct dump_ctx *d = arg;
+
+	return fill_sock(d->skb, e, NETLINK_CB(d->cb->skb).portid,
+			 d->cb->nlh->nlmsg_seq, NLM_F_MULTI,
+			 IMTCP_CMD_GET_SOCK);
+}
+
+/* cb->args[0]: the id to resume at (U64_MAX: done). */
 static int get_sock_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct net *net = sock_net(skb->sk);
-	const struct imtcp_meas *m;
-	u64 start = cb->args[0];
+	struct dump_ctx d = { .skb = skb, .cb = cb };
+	u64 stop;
 
-	rcu_read_lock();
-	list_for_each_entry_rcu(m, &registry, node) {
-		if (m->id < start || !net_eq(m->net, net))
-			continue;
-		if (fill_sock(skb, m, NETLINK_CB(cb->skb).portid,
-			      cb->nlh->nlmsg_seq, NLM_F_MULTI,
-			      IMTCP_CMD_GET_SOCK)) {
-			cb->args[0] = m->id;
-			goto out;
-		}
-	}
-	cb->args[0] = U64_MAX;
-out:
-	rcu_read_unlock();
+	stop = imtcp_registry_walk(sock_net(skb->sk), cb->args[0], dump_one,
+				   &d);
+	cb->args[0] = stop ? stop : U64_MAX;
 	return skb->len;
 }
 
 static int get_stats_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct imtcp_net *in = imtcp_net(genl_info_net(info));
+	struct imtcp_counts c;
 	struct sk_buff *msg;
 	void *hdr;
 
+	imtcp_counts_read(genl_info_net(info), &c);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &imtcp_family, 0,
 				IMTCP_CMD_GET_STATS);
 	if (!hdr ||
-	    nla_put_u32(msg, IMTCP_A_STAT_SOCKETS, atomic_read(&in->sockets)) ||
-	    nla_put_u64_64bit(msg, IMTCP_A_STAT_ESTIMATES,
-			      atomic64_read(&in->estimates), IMTCP_A_PAD) ||
+	    nla_put_u32(msg, IMTCP_A_STAT_SOCKETS, c.sockets) ||
+	    nla_put_u64_64bit(msg, IMTCP_A_STAT_ESTIMATES, c.estimates,
+			      IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(msg, IMTCP_A_STAT_STREAMS_FAILED,
-			      atomic64_read(&in->streams_failed), IMTCP_A_PAD) ||
-	    nla_put_u64_64bit(msg, IMTCP_A_STAT_ALLOC_FAILED,
-			      atomic64_read(&in->alloc_failed), IMTCP_A_PAD) ||
+			      c.streams_failed, IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(msg, IMTCP_A_STAT_ALLOC_FAILED, c.alloc_failed,
+			      IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(msg, IMTCP_A_STAT_OUT_OF_ENVELOPE,
-			      atomic64_read(&in->out_of_envelope), IMTCP_A_PAD)) {
+			      c.out_of_envelope, IMTCP_A_PAD)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -329,27 +267,22 @@ static int get_stats_doit(struct sk_buff *skb, struct genl_info *info)
 /* The caller's namespace's counters; its admin may (GENL_UNS_ADMIN_PERM). */
 static int reset_stats_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct imtcp_net *in = imtcp_net(genl_info_net(info));
-
-	atomic64_set(&in->estimates, 0);
-	atomic64_set(&in->streams_failed, 0);
-	atomic64_set(&in->alloc_failed, 0);
-	atomic64_set(&in->out_of_envelope, 0);
+	imtcp_counts_reset(genl_info_net(info));
 	return 0;
 }
 
 /* A new estimate, to listeners in the socket's namespace. */
-void imtcp_nl_estimate_event(const struct imtcp_meas *m)
+void imtcp_nl_estimate_event(const struct imtcp_entry *e)
 {
-	struct net *net = m->net;
+	struct net *net = e->net;
 	struct sk_buff *msg;
 
 	if (!genl_has_listeners(&imtcp_family, net, 0))
 		return;
-	msg = genlmsg_new(sock_msg_size(m), GFP_ATOMIC);
+	msg = genlmsg_new(sock_msg_size(e), GFP_ATOMIC);
 	if (!msg)
 		return;
-	if (fill_sock(msg, m, 0, 0, 0, IMTCP_CMD_ESTIMATE)) {
+	if (fill_sock(msg, e, 0, 0, 0, IMTCP_CMD_ESTIMATE)) {
 		nlmsg_free(msg);
 		return;
 	}
@@ -427,18 +360,10 @@ static struct genl_family imtcp_family __ro_after_init = {
 
 int imtcp_nl_init(void)
 {
-	int err = register_pernet_subsys(&imtcp_net_ops);
-
-	if (err)
-		return err;
-	err = genl_register_family(&imtcp_family);
-	if (err)
-		unregister_pernet_subsys(&imtcp_net_ops);
-	return err;
+	return genl_register_family(&imtcp_family);
 }
 
 void imtcp_nl_exit(void)
 {
 	genl_unregister_family(&imtcp_family);
-	unregister_pernet_subsys(&imtcp_net_ops);
 }

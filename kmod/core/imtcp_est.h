@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The measurement unit: search range, stream rates, analysis of each
- * stream's delays, the estimate and the next search range.
+ * stream's delays, the estimate and the next search range. One job per
+ * file: imtcp_plan.c (stream plans), imtcp_stream.c (a stream's samples
+ * and their class), imtcp_fit.c (a measurement's result), imtcp_est.c
+ * (the estimate), imtcp_range.c (the search range).
  *
  * A measurement is k streams of n segments. Stream i probes sub-range i of
  * the search range [lo_bps, hi_bps]: the gap after its segment j is sized for the
@@ -13,7 +16,7 @@
  * from the shape of all streams' delays together, over the gaps the
  * segments really had (from the samples' departure times) rather than
  * the planned ones, or on a standing queue from a linear fit of delays
- * against bytes sent and time elapsed (imtcp_est.c).
+ * against bytes sent and time elapsed (imtcp_fit.c).
  *
  * Rates are in bit/s, times in us.
  */
@@ -113,5 +116,11 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 			      const struct imtcp_est_cfg *c, u64 fit,
 			      enum imtcp_edge edge, u32 rse,
 			      const struct imtcp_busy *b);
+
+/* Within the unit: shared by its files. */
+s32 imtcp_lowest_delay(const struct imtcp_stream *st);
+u32 imtcp_rel_delays(const struct imtcp_stream *st, s32 *d);
+bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w);
+void imtcp_range_around(struct imtcp_est *e, u64 fit, u64 spread_bps);
 
 #endif /* _IMTCP_EST_H */

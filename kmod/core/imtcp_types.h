@@ -71,7 +71,7 @@ static inline u64 imtcp_pacing_Bps(u64 rate_bps)
 
 /*
  * Where a measurement's result lies in the search range it probed
- * (imtcp_est.c); the busy-link bounds (imtcp_busy.c) move it too.
+ * (imtcp_fit.c); the busy-link bounds (imtcp_busy.c) move it too.
  */
 enum imtcp_edge {
 	IMTCP_EDGE_NONE,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the measurement unit (kmod/core/imtcp_est.c) on streams
+ * Unit tests of the measurement unit (kmod/core/imtcp_est.h) on streams
  * sent through the simulated bottleneck of sim.h, where the available
  * bandwidth is known: queue-building above A, flat below, delayed and
  * compressed ACKs, noise, Poisson cross traffic, steps of A.

@@ -19,7 +19,7 @@ OUTCOME = {"dry": 0, "flat": 1, "rise": 2, "unclear": 3}
 
 
 def ceiling(dmax, dmin, noise_us=500):
-    """As imtcp_queue_ceiling() (kmod/core/imtcp_est.c), for the module's
+    """As imtcp_queue_ceiling() (kmod/core/imtcp_stream.c), for the module's
     default noise_us."""
     top = max(dmax)
     low = min([top] + [d for d in dmin if d > 0])

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A measurement's result from its streams' delays (see imtcp_est.h).
+ *
+ * Why a fit and not the first rising delay: at a link of capacity C a
+ * gap at rate r > A adds (L / C)(1 - A / r) of queue, 116 us per segment
+ * at most on a 100 Mbit/s link, a few us just above A. A stream's rise
+ * is therefore only visible against timer and scheduling noise well
+ * above A, and "where the delays leave the floor" lands late: in the
+ * unit tests' model it read A = 60 Mbit/s as 85-90. So each stream is
+ * only classified (final rise larger than noise_us, or flat), and A comes
+ * from all streams together: for each candidate A in [lo_bps, hi_bps)
+ * the queue every stream would build (Lindley's recursion over its real gaps, from
+ * its lowest delay on) is correlated with the measured delays, with one
+ * common slope (the service time of a segment, unknown) and one offset
+ * per stream; the best-correlated candidate is the result. The curvature
+ * this uses (increments growing as 1 - A / r along the streams) fixes A
+ * without knowing C.
+ *
+ * The Lindley fit assumes the queue may empty, and so starts each stream
+ * at its lowest delay; with ACK jitter of a millisecond that lowest point
+ * is often noise, the rest of the stream then "rises" and A reads low
+ * (0.6-0.8 A on the VM's recordings). A bulk Reno sender, though, mostly
+ * measures on its own standing queue, which never empties during a
+ * stream. There the queue simply integrates arrivals minus service, so
+ * a sample's delay is o_i + bytes / C - t A / C (bytes sent and time
+ * elapsed since the stream's first sample, o_i one offset per stream):
+ * linear in the two unknowns, a least-squares fit over all samples of
+ * all streams gives A = (A / C) / (1 / C), with no start point to choose
+ * and no bias from zero-mean jitter. It is used when every stream's
+ * lowest delay stands more than noise_us above the connection's minimum
+ * RTT (the delay of an empty queue).
+ *
+ * A standing-queue fit also knows how well it fits: the standard error of
+ * its A (fluid_rse) goes with the result, and the estimate takes an
+ * imprecise result with less weight than the path's usual ones.
+ */
+#include "imtcp_est.h"
+
+#define IMTCP_FIT_STEPS		32	/* candidate A per stream */
+/*
+ * The joint fit's queue model (fit_stream) counts the queue in
+ * 1/IMTCP_Q_UNIT of a segment (a stream's queue, at most IMTCP_N_MAX
+ * segments, stays below 2^14 units), and keeps each gap's inverse rate
+ * as 2^IMTCP_INV_SHIFT * IMTCP_Q_UNIT / rate_bps = 2^40 / rate_bps:
+ * 1.1e7 at IMTCP_RATE_MIN (100 kbit/s), 1100 (10 bits) at 1 Gbit/s, 11
+ * (3.5 bits) at 100 Gbit/s. Streams never probe above twice the
+ * envelope (imtcp_envelope_bps: 1.29 Gbit/s at MTU 9000 with the
+ * defaults, 2.2 with 16-segment streams), where 8.9 bits remain. The
+ * product A * inverse rate stays below 2^64 while A / rate is below
+ * 2^24: no gap is that much slower than a candidate A.
+ */
+#define IMTCP_INV_SHIFT		30
+#define IMTCP_Q_UNIT		1024
+#define IMTCP_FLUID_SPAN_US	1000000	/* longer streams count as 1 s */
+/*
+ * The standard error's linear fit (rse_stream) counts segments in
+ * 1/IMTCP_SEG_UNIT and the queue z = segments - A * time in the same
+ * units; z beyond +-IMTCP_Z_MAX (2^24: 65,536 segments) gives no standard
+ * error, which keeps the sums of products of up to IMTCP_N_MAX *
+ * IMTCP_K_MAX samples within s64 (2^50 each, at most 2^57 together).
+ */
+#define IMTCP_SEG_UNIT		256
+#define IMTCP_Z_MAX		16777216
+
+/* Integer square root (Newton), for the fit's correlation score. */
+static u64 isqrt64(u64 x)
+{
+	u64 r = x, y;
+
+	if (x < 2)
+		return x;
+	y = (r + 1) / 2;
+	while (y < r) {
+		r = y;
+		y = (r + div64_u64(x, r)) / 2;
+	}
+	return r;
+}
+
+/* Sums of the joint least-squares fit, per candidate A. */
+struct fit_sums {
+	s64 sxx;	/* sum of squared deviations of the model queue */
+	s64 sxd;	/* sum of its products with the delay deviations */
+};
+
+/*
+ * Add one stream to the fit for the candidate A = @a: the queue the
+ * stream would build from its lowest delay on at a link that leaves it A,
+ * by Lindley's recursion in 1/IMTCP_Q_UNIT of a segment's service time,
+ * q' = max(0, q + 1 - a / r) per gap, against the measured delays. Each
+ * stream gets its own offset (deviations from its own means).
+ */
+static void fit_stream(const struct imtcp_stream *st, u32 n, u64 a,
+		       const u64 *inv_rate, struct fit_sums *f)
+{
+	s64 sx = 0, sd = 0, sxx = 0, sxd = 0, q = 0;
+	s32 d[IMTCP_N_MAX];
+	u32 i, j, first, cnt = 0;
+
+	first = imtcp_rel_delays(st, d);
+	j = st->s[first].seg;
+	for (i = first; i < st->nsamples; i++) {
+		for (; j < st->s[i].seg && j + 1 < n; j++) {
+			q += IMTCP_Q_UNIT -
+			     (s64)((a * inv_rate[j]) >> IMTCP_INV_SHIFT);
+			q = max_t(s64, q, 0);
+		}
+		sx += q;
+		sd += d[i];
+		sxx += q * q;
+		sxd += q * d[i];
+		cnt++;
+	}
+	if (!cnt)
+		return;
+	f->sxx += sxx - div64_s64(sx * sx, cnt);
+	f->sxd += sxd - div64_s64(sx * sd, cnt);
+}
+
+/*
+ * The rate a gap really had. Samples give real departure times only for
+ * the segments ACKs named (every second one, with delayed ACKs), so each
+ * planned rate is scaled by how much longer (or shorter) the interval
+ * between the two samples around it really took: the ramp inside the
+ * interval is kept, a sender that fell behind its plan is accounted for.
+ * Two samples with the same departure time left together, in one skb (a
+ * stream catching up, imtcp_pace.c): back to back. Where samples do not
+ * tell (before the first, after the last, no segment size known) the
+ * planned rate stands.
+ */
+static u64 real_rate(const struct imtcp_stream *st, u32 n, u32 j)
+{
+	u64 plan_us = 0;
+	u32 i, g;
+
+	if (!st->seg_bytes)
+		return imtcp_gap_bps(st, n, j);
+	for (i = 1; i < st->nsamples; i++) {
+		const struct imtcp_sample *a = &st->s[i - 1], *b = &st->s[i];
+		s32 dt = (s32)(b->tx_us - a->tx_us);
+
+		if (j < a->seg || j >= b->seg)
+			continue;
+		if (dt <= 0)
+			return IMTCP_RATE_B2B;
+		for (g = a->seg; g < b->seg; g++)
+			plan_us += div_u64(imtcp_gap_ns(st, n, g), 1000);
+		return div_u64(imtcp_gap_bps(st, n, j) * plan_us, dt);
+	}
+	return imtcp_gap_bps(st, n, j);
+}
+
+/*
+ * The rate the stream as a whole really left at: the bytes between its
+ * first and last sampled segment over the time between their departures
+ * (samples are in segment order). Single gaps are no measure of it: a
+ * late pacing timer is followed by segments that catch up tens of us
+ * apart, "rates" of hundreds of Mbit/s that the stream as a whole never
+ * had and that the path never saw (its queue answers to what arrives
+ * over many segments). 0 if the samples do not tell.
+ */
+static u64 sustained_rate(const struct imtcp_stream *st)
+{
+	const struct imtcp_sample *a = &st->s[0];
+	const struct imtcp_sample *b = &st->s[st->nsamples - 1];
+	s32 dt;
+
+	if (st->nsamples < 2 || !st->seg_bytes || b->seg <= a->seg)
+		return 0;
+	dt = (s32)(b->tx_us - a->tx_us);
+	if (dt <= 0)
+		return 0;
+	return div_u64((u64)(b->seg - a->seg) * st->seg_bytes * 8 * 1000000,
+		       dt);
+}
+
+/* How high the stream probed: its sustained rate, or its plan if unknown. */
+static u64 top_rate(const struct imtcp_stream *st)
+{
+	u64 r = sustained_rate(st);
+
+	return r ? r : st->hi_bps;
+}
+
+/* 2^IMTCP_INV_SHIFT * IMTCP_Q_UNIT / rate for each gap of a stream. */
+static void inv_rates(const struct imtcp_stream *st, u32 n, u64 *inv)
+{
+	u32 j;
+
+	for (j = 0; j + 1 < n; j++)
+		inv[j] = div64_u64((u64)IMTCP_Q_UNIT << IMTCP_INV_SHIFT,
+				   max_t(u64, real_rate(st, n, j), 1));
+}
+
+/* A stream the fits use: analysed as rising or flat. */
+static bool usable(const struct imtcp_stream *st)
+{
+	return st->outcome == IMTCP_OUT_RISE || st->outcome == IMTCP_OUT_FLAT;
+}
+
+/*
+ * The A in [lo_bps, hi_bps) whose queue model explains the delays of all usable
+ * streams best, with one common slope (the link's service time per
+ * segment) and one offset per stream. Returns the candidate's index, or
+ * IMTCP_FIT_STEPS if no candidate explains any rise.
+ */
+static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
+			   u64 lo_bps, u64 hi_bps)
+{
+	u64 inv[IMTCP_K_MAX][IMTCP_N_MAX], best = 0, score, a;
+	u32 i, c, best_c = IMTCP_FIT_STEPS;
+
+	for (i = 0; i < k; i++)
+		inv_rates(&st[i], n, inv[i]);
+	for (c = 0; c < IMTCP_FIT_STEPS; c++) {
+		struct fit_sums f = { 0, 0 };
+
+		a = lo_bps + div_u64((hi_bps - lo_bps) * c, IMTCP_FIT_STEPS);
+		for (i = 0; i < k; i++)
+			if (usable(&st[i]))
+				fit_stream(&st[i], n, a, inv[i], &f);
+		if (f.sxx <= 0 || f.sxd <= 0)
+			continue;
+		score = div64_u64((u64)f.sxd << 16, isqrt64((u64)f.sxx));
+		if (score > best) {
+			best = score;
+			best_c = c;
+		}
+	}
+	return best_c;
+}
+
+/* Sums of the standing-queue fit: x1 bytes, x2 us, y delay us. */
+struct fluid_sums {
+	s64 s11, s12, s22;	/* x1 x1, x1 x2, x2 x2 */
+	s64 s1y, s2y;		/* x1 y, x2 y */
+	u32 samples, streams;
+};
+
+/*
+ * Add one stream to the standing-queue fit, as deviations from its own
+ * means (one offset per stream): x1 the bytes sent since its first
+ * sample, x2 the time since that sample left, y the delay.
+ */
+static void fluid_stream(const struct imtcp_stream *st, struct fluid_sums *f)
+{
+	s64 m1 = 0, m2 = 0, my = 0, p11 = 0, p12 = 0, p22 = 0, p1y = 0;
+	s64 p2y = 0, x1, x2;
+	u32 i, n = st->nsamples;
+	s32 d[IMTCP_N_MAX];
+
+	imtcp_rel_delays(st, d);
+	for (i = 0; i < n; i++) {
+		x1 = (s64)(st->s[i].seg - st->s[0].seg) * st->seg_bytes;
+		x2 = clamp_t(s32, (s32)(st->s[i].tx_us - st->s[0].tx_us), 0,
+			     IMTCP_FLUID_SPAN_US);
+		m1 += x1;
+		m2 += x2;
+		my += d[i];
+		p11 += x1 * x1;
+		p12 += x1 * x2;
+		p22 += x2 * x2;
+		p1y += x1 * d[i];
+		p2y += x2 * d[i];
+	}
+	f->s11 += p11 - div64_s64(m1 * m1, n);
+	f->s12 += p12 - div64_s64(m1 * m2, n);
+	f->s22 += p22 - div64_s64(m2 * m2, n);
+	f->s1y += p1y - div64_s64(m1 * my, n);
+	f->s2y += p2y - div64_s64(m2 * my, n);
+	f->samples += n;
+	f->streams++;
+}
+
+static u64 magnitude(s64 v)
+{
+	return v < 0 ? -(u64)v : (u64)v;
+}
+
+/*
+ * Shift that brings the largest of |a|, |b|, |c| below 2^30, so that a
+ * difference of two products of such values stays within s64.
+ */
+static u32 fit_shift(s64 a, s64 b, s64 c)
+{
+	u64 top = max_t(u64, magnitude(a),
+			max_t(u64, magnitude(b), magnitude(c)));
+	u32 sh = 0;
+
+	while ((top >> sh) >= (1ULL << 30))
+		sh++;
+	return sh;
+}
+
+/*
+ * A from streams that all met a standing queue: y = o_i + x1 / C -
+ * x2 A / C, least squares with the two common coefficients. The ratio
+ * of the solutions is A (bytes per us); the determinant cancels. Both
+ * scaled sets of sums keep their ratios, so the products stay in range.
+ * 0 if the fit finds no service time (delays that do not grow with the
+ * bytes sent) or no positive A.
+ */
+static u64 fluid_solve(struct fluid_sums *f)
+{
+	u32 sx = fit_shift(f->s11, f->s12, f->s22);
+	u32 sy = fit_shift(f->s1y, f->s2y, 0);
+	s64 num, den;
+
+	f->s11 >>= sx;
+	f->s12 >>= sx;
+	f->s22 >>= sx;
+	f->s1y >>= sy;
+	f->s2y >>= sy;
+	num = f->s12 * f->s1y - f->s11 * f->s2y;
+	den = f->s22 * f->s1y - f->s12 * f->s2y;
+	if (num <= 0 || den <= 0)
+		return 0;
+	while (num >= (1LL << 40)) {
+		num >>= 1;
+		den >>= 1;
+	}
+	if (!den)
+		return 0;
+	return div64_u64((u64)num * 8 * 1000000, den);
+}
+
+/*
+ * A positive number m * 2^e, m in [2^31, 2^32) (m == 0: zero), for the
+ * ratios of large sums the standard error needs: exact enough (31 bits)
+ * and free of overflow whatever the sums.
+ */
+struct fx {
+	u64 m;
+	s32 e;
+};
+
+static struct fx fx_make(u64 m, s32 e)
+{
+	if (!m)
+		return (struct fx){ 0, 0 };
+	while (m >= (1ULL << 32)) {
+		m >>= 1;
+		e++;
+	}
+	while (m < (1ULL << 31)) {
+		m <<= 1;
+		e--;
+	}
+	return (struct fx){ m, e };
+}
+
+static struct fx fx_mul(struct fx a, struct fx b)
+{
+	return fx_make(a.m * b.m, a.e + b.e);
+}
+
+/* a / b; b == 0 gives zero (callers check their divisors). */
+static struct fx fx_div(struct fx a, struct fx b)
+{
+	if (!b.m)
+		return (struct fx){ 0, 0 };
+	return fx_make(div64_u64(a.m << 31, b.m), a.e - b.e - 31);
+}
+
+/* a - b, zero if b >= a. */
+static struct fx fx_sub(struct fx a, struct fx b)
+{
+	u32 sh;
+
+	if (!b.m)
+		return a;
+	if (!a.m || b.e > a.e)
+		return (struct fx){ 0, 0 };
+	sh = a.e - b.e;
+	b.m = sh < 64 ? b.m >> sh : 0;
+	return a.m > b.m ? fx_make(a.m - b.m, a.e) : (struct fx){ 0, 0 };
+}
+
+/* a as an integer, at most @max. */
+static u64 fx_int(struct fx a, u64 max)
+{
+	s32 e = a.e;
+
+	if (!a.m || e <= -32)
+		return 0;
+	if (e < 0)
+		return min_t(u64, a.m >> -e, max);
+	if (e >= 32 || (a.m << e) > max)
+		return max;
+	return a.m << e;
+}
+
+static struct fx fx_abs(s64 v)
+{
+	return fx_make(magnitude(v), 0);
+}
+
+/* Sums over the samples for fluid_rse, deviations per stream. */
+struct rse_sums {
+	s64 zz, zy, yy;		/* z: queue model at A, y: delay */
+	s64 aa, tt, at;		/* a: segments sent, t: time */
+	u32 samples, streams;
+};
+
+/*
+ * Add one stream: with A fixed at the fit's answer (@ap: A in 1/256
+ * segment per us, times 2^16), the queue it predicts in 1/256 segment,
+ * z = segments sent - A * time, against the delays. False if the model
+ * queue runs out of the range the sums are safe for.
+ */
+static bool rse_stream(const struct imtcp_stream *st, u64 ap,
+		       struct rse_sums *f)
+{
+	s64 a[IMTCP_N_MAX], t[IMTCP_N_MAX], z[IMTCP_N_MAX], ma = 0, mt = 0;
+	s64 mz = 0, my = 0, da, dt, dz, dy;
+	u32 i, n = st->nsamples;
+	s32 d[IMTCP_N_MAX];
+
+	imtcp_rel_delays(st, d);
+	for (i = 0; i < n; i++) {
+		a[i] = (s64)(st->s[i].seg - st->s[0].seg) * IMTCP_SEG_UNIT;
+		t[i] = clamp_t(s32, (s32)(st->s[i].tx_us - st->s[0].tx_us), 0,
+			       IMTCP_FLUID_SPAN_US);
+		z[i] = a[i] - (s64)((ap * (u64)t[i]) >> 16);
+		if (z[i] > IMTCP_Z_MAX || z[i] < -IMTCP_Z_MAX)
+			return false;
+		ma += a[i];
+		mt += t[i];
+		mz += z[i];
+		my += d[i];
+	}
+	ma = div64_s64(ma, n);
+	mt = div64_s64(mt, n);
+	mz = div64_s64(mz, n);
+	my = div64_s64(my, n);
+	for (i = 0; i < n; i++) {
+		da = a[i] - ma;
+		dt = t[i] - mt;
+		dz = z[i] - mz;
+		dy = d[i] - my;
+		f->zz += dz * dz;
+		f->zy += dz * dy;
+		f->yy += dy * dy;
+		f->aa += da * da;
+		f->tt += dt * dt;
+		f->at += da * dt;
+	}
+	f->samples += n;
+	f->streams++;
+	return true;
+}
+
+/*
+ * The standard error of a standing-queue fit's answer @a_bps relative to
+ * itself, in permille (at most IMTCP_RSE_MAX; 0: not known). The delays
+ * are y = o_i + b (a - A t) + noise; at the least-squares answer
+ * b = sum z y / sum z z with z = a - A t (the queue the model predicts),
+ * and the usual covariance of the two coefficients gives
+ *   (se(A) / A)^2 = s^2 * sum z z / ((b A)^2 * det),
+ * s^2 the residual variance, det = sum a a * sum t t - (sum a t)^2 (how
+ * well the streams' spread of rates pins A down).
+ */
+static u32 fluid_rse(const struct imtcp_stream *st, u32 k, u64 a_bps)
+{
+	struct rse_sums f = { 0 };
+	struct fx sse, det, ba, rse2, zy, zz;
+	u64 ap = 0;
+	u32 i;
+
+	if (a_bps >= IMTCP_RATE_B2B)	/* keeps a_bps << 21 in range */
+		return 0;
+	for (i = 0; i < k; i++) {
+		if (!usable(&st[i]))
+			continue;
+		/* A / (8 seg_bytes) segments/s, * 256 / 10^6 per us, * 2^16 */
+		if (!ap)
+			ap = div64_u64(a_bps << 21,
+				       (u64)st[i].seg_bytes * 1000000);
+		if (!rse_stream(&st[i], ap, &f))
+			return 0;
+	}
+	if (f.zy <= 0 || f.zz <= 0 || f.samples <= f.streams + 2)
+		return IMTCP_RSE_MAX;
+	zy = fx_abs(f.zy);
+	zz = fx_abs(f.zz);
+	sse = fx_sub(fx_abs(f.yy), fx_div(fx_mul(zy, zy), zz));
+	det = fx_sub(fx_mul(fx_abs(f.aa), fx_abs(f.tt)),
+		     fx_mul(fx_abs(f.at), fx_abs(f.at)));
+	ba = fx_div(fx_mul(zy, fx_make(ap, -16)), zz);
+	if (!det.m || !ba.m)
+		return IMTCP_RSE_MAX;
+	rse2 = fx_div(fx_mul(sse, zz),
+		      fx_mul(fx_mul(ba, ba),
+			     fx_mul(det, fx_make(f.samples - f.streams - 2,
+						 0))));
+	rse2 = fx_mul(rse2, fx_make(1000000, 0));	/* permille^2 */
+	return max_t(u32, isqrt64(fx_int(rse2, (u64)IMTCP_RSE_MAX *
+					       IMTCP_RSE_MAX)), 1);
+}
+
+/*
+ * Did every usable stream meet a standing queue: its lowest delay more
+ * than noise_us above @base_us (the connection's minimum RTT, the delay
+ * of an empty queue; 0 unknown)? Needs two such streams at least, and
+ * segment sizes.
+ */
+static bool standing_queue(const struct imtcp_stream *st, u32 k,
+			   const struct imtcp_est_cfg *c, s32 base_us)
+{
+	u32 i, n = 0;
+
+	if (base_us <= 0)
+		return false;
+	for (i = 0; i < k; i++) {
+		if (!usable(&st[i]))
+			continue;
+		if (!st[i].seg_bytes ||
+		    imtcp_lowest_delay(&st[i]) - base_us <= c->noise_us)
+			return false;
+		n++;
+	}
+	return n >= 2;
+}
+
+/*
+ * The standing-queue fit of a measurement (see the top of this file).
+ * It measures A directly, not by placing it in the probed range
+ * [@lo_bps, @hi_bps], so a result outside the range is no edge: the next range
+ * centres on it. Kept within half and twice the range, though: the
+ * extrapolation is only as good as the streams' spread of rates, and a
+ * result held at those bounds is an edge (@edge) like the Lindley fit's.
+ * Streams of a slow start can lie far above A (120-400 Mbit/s for
+ * A = 19 at MTU 9000 in the VM, when they probed from the slow start's
+ * pace up): the fit's A then sits at lo_bps / 2, which says only that A is
+ * lower.
+ */
+static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 lo_bps,
+			     u64 hi_bps, enum imtcp_edge *edge, u32 *rse)
+{
+	struct fluid_sums f = { 0 };
+	u64 a;
+	u32 i;
+
+	for (i = 0; i < k; i++)
+		if (usable(&st[i]))
+			fluid_stream(&st[i], &f);
+	if (f.samples < f.streams + 3)	/* two coefficients, one offset each */
+		return 0;
+	a = fluid_solve(&f);
+	if (!a)
+		return 0;
+	if (a <= lo_bps / 2) {
+		*edge = IMTCP_EDGE_LOW;
+		return lo_bps / 2;
+	}
+	if (a >= 2 * hi_bps) {
+		*edge = IMTCP_EDGE_HIGH;
+		return 2 * hi_bps;
+	}
+	*rse = fluid_rse(st, k, a);
+	return a;
+}
+
+/*
+ * One result from the k analysed streams of a measurement (rates rising
+ * from stream to stream, together covering [lo_bps, hi_bps]). Probed is only what
+ * the streams really sustained: above their highest sustained rate no
+ * candidate is tried. No stream rising: A is at least that rate (edge).
+ * Otherwise, if every stream met a standing queue (@base_us: the delay
+ * of an empty one), the standing-queue fit gives A; if not, the joint
+ * Lindley fit places it, and at the range's lowest candidate A is at or
+ * below lo_bps (edge). Returns 0 when the measurement gave no answer.
+ * @rse: the result's relative standard error in permille (fluid_rse,
+ * for the standing-queue fit's answers), 0 if not known.
+ */
+u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
+		  const struct imtcp_est_cfg *cfg, s32 base_us,
+		  enum imtcp_edge *edge, u32 *rse)
+{
+	u32 i, rising = 0, c;
+	u64 lo_bps, hi_bps, top = 0;
+
+	*edge = IMTCP_EDGE_NONE;
+	*rse = 0;
+	if (!k)
+		return 0;
+	lo_bps = st[0].lo_bps;
+	for (i = 0; i < k; i++) {
+		rising += st[i].outcome == IMTCP_OUT_RISE;
+		if (usable(&st[i]))
+			top = max_t(u64, top, top_rate(&st[i]));
+	}
+	/* a sender slower than planned probed only up to what it sent */
+	hi_bps = min_t(u64, st[k - 1].hi_bps, top);
+	if (!rising) {
+		if (st[k - 1].outcome != IMTCP_OUT_FLAT || !hi_bps)
+			return 0;
+		*edge = IMTCP_EDGE_HIGH;
+		return hi_bps;
+	}
+	if (hi_bps <= lo_bps)
+		return 0;
+	if (standing_queue(st, k, cfg, base_us))
+		return fluid_measurement(st, k, lo_bps, hi_bps, edge, rse);
+	c = fit_measurement(st, k, cfg->n, lo_bps, hi_bps);
+	if (c >= IMTCP_FIT_STEPS)
+		return 0;
+	if (c == 0)
+		*edge = IMTCP_EDGE_LOW;
+	return lo_bps + div_u64((hi_bps - lo_bps) * c, IMTCP_FIT_STEPS);
+}

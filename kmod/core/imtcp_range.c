@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The search range (see imtcp_est.h): where the next measurement's
+ * streams probe.
+ *
+ *
+ * The search range spans [A / 2, 3 A] around the latest result, wider
+ * if recent results spread more: the upper streams must run far enough
+ * above A to build a queue that stands out of the noise. A result on an
+ * edge moves the range past that edge and doubles it.
+ */
+#include "imtcp_est.h"
+
+#define IMTCP_RANGE_UP		3	/* range: A / 2 .. 3 A */
+#define IMTCP_FIRST_LO_DIV	2	/* first range: hint / 2 .. */
+#define IMTCP_FIRST_HI_MUL	16	/* .. hint * 16 */
+
+static void set_range(struct imtcp_est *e, u64 lo, u64 hi)
+{
+	if (lo < IMTCP_RATE_MIN)
+		lo = IMTCP_RATE_MIN;
+	if (hi < lo + lo / 10 + IMTCP_RATE_MIN)
+		hi = lo + lo / 10 + IMTCP_RATE_MIN;
+	e->lo_bps = lo;
+	e->hi_bps = hi;
+}
+
+/*
+ * The range before any result, from what the connection knows (its
+ * delivery rate or cwnd / srtt, which in slow start lie far below A).
+ */
+void imtcp_first_range(struct imtcp_est *e, u64 hint_bps)
+{
+	set_range(e, hint_bps / IMTCP_FIRST_LO_DIV,
+		  hint_bps * IMTCP_FIRST_HI_MUL);
+}
+
+/*
+ * Keep the range between @floor_bps and @cap_bps. The connection's own
+ * delivery rate is a lower bound of A: over any period its throughput
+ * through the bottleneck is at most C minus the other traffic there; with
+ * that floor (less a margin for the noise of single rate samples) noise
+ * cannot walk the range down. The cap stops a path whose streams never
+ * rise (a sender slower than the path) from doubling the range forever.
+ */
+void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps)
+{
+	u64 w = e->hi_bps - e->lo_bps;
+
+	if (e->lo_bps < floor_bps)
+		set_range(e, floor_bps, max_t(u64, e->hi_bps, floor_bps + w / 2));
+	if (cap_bps > floor_bps && e->hi_bps > cap_bps)
+		set_range(e, min_t(u64, e->lo_bps, cap_bps / 2), cap_bps);
+}
+
+/*
+ * The lowest rate a measurement may start from: 3/4 of the delivery rate
+ * @dlv_bps (a lower bound of A, less a margin for the noise of single
+ * rate samples) and half the window's rate @window_bps (a stream slower
+ * than that would hold the connection back). Also in slow start: not
+ * from the slow start's own pace, twice the window's rate. From the 4 N
+ * at which a slow start may hold (imtcp_cu.c), at MTU 9000 and C = 100
+ * Mbit/s that pace is already above C, every result lies below its
+ * range and is dropped, and the first estimate waits for the loss
+ * recovery that ends the slow start (11-21 RTT). From half the window's
+ * rate it comes after 4.0-4.6 RTT where A >= 60 (two runs), and imtcp
+ * against reno from a common start (20 s pairs, MTU 1500, C = 50) keeps
+ * its share: 1.046 beside 1.058 with measure=N (10 pairs each).
+ */
+u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps)
+{
+	return max_t(u64, dlv_bps - dlv_bps / 4, window_bps / 2);
+}
+
+/*
+ * The next range after a result at an edge of [lo_bps, hi_bps] (@w
+ * wide): past that edge, wider. Returns false for a result inside the range.
+ */
+bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w)
+{
+	switch (edge) {
+	case IMTCP_EDGE_HIGH:
+		set_range(e, e->hi_bps - w / 2, e->hi_bps + w + w / 2);
+		return true;
+	case IMTCP_EDGE_LOW:
+		set_range(e, e->lo_bps > w + w / 2 ? e->lo_bps - w - w / 2 : 0,
+			  e->lo_bps + w / 2);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The next range after a result @fit inside the last one: from half of
+ * it to three times it, wider by @spread_bps (twice the recent results'
+ * spread) where they spread more.
+ */
+void imtcp_range_around(struct imtcp_est *e, u64 fit, u64 spread_bps)
+{
+	u64 lo = fit > spread_bps ? fit - spread_bps : 0;
+
+	set_range(e, min_t(u64, fit / 2, lo),
+		  max_t(u64, fit * IMTCP_RANGE_UP, fit + spread_bps));
+}

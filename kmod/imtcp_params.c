@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module parameters (/sys/module/imtcp/parameters): each range-checked
+ * as it is written (a value out of range is refused with EINVAL), and
+ * read by each new connection (imtcp_params_read); a connection keeps
+ * what it read. Documentation/user-guide.rst says what each costs.
+ */
+#include <linux/atomic.h>
+#include <linux/module.h>
+
+#include "imtcp_params.h"
+#include "core/imtcp_cu.h"
+
+static unsigned int stream_len = 10;
+static unsigned int streams = 2;
+static unsigned int noise_us = 500;
+static unsigned int gain_shift = 1;
+static unsigned int hold_budget = 2;
+static unsigned int free_starts = 2;
+static unsigned int fail_alloc_every;
+static bool measure = true;
+
+static int set_stream_len(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, IMTCP_N_MIN, IMTCP_N_MAX);
+}
+
+static int set_streams(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, IMTCP_K_MAX);
+}
+
+static int set_noise(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 100000);
+}
+
+static int set_gain(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 4);
+}
+
+static int set_budget(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, IMTCP_BUDGET_MAX);
+}
+
+static int set_free_starts(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, IMTCP_FREE_MAX);
+}
+
+static int set_fail_alloc(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 1000000);
+}
+
+static const struct kernel_param_ops stream_len_ops = {
+	.set = set_stream_len, .get = param_get_uint,
+};
+
+static const struct kernel_param_ops streams_ops = {
+	.set = set_streams, .get = param_get_uint,
+};
+
+static const struct kernel_param_ops noise_ops = {
+	.set = set_noise, .get = param_get_uint,
+};
+
+static const struct kernel_param_ops gain_ops = {
+	.set = set_gain, .get = param_get_uint,
+};
+
+static const struct kernel_param_ops budget_ops = {
+	.set = set_budget, .get = param_get_uint,
+};
+
+static const struct kernel_param_ops free_starts_ops = {
+	.set = set_free_starts, .get = param_get_uint,
+};
+
+static const struct kernel_param_ops fail_alloc_ops = {
+	.set = set_fail_alloc, .get = param_get_uint,
+};
+
+module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
+MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10); an application-limited sender's streams are as long as its writes, 5-16");
+module_param_cb(streams, &streams_ops, &streams, 0644);
+MODULE_PARM_DESC(streams, "streams per measurement, k (1-8, default 2)");
+module_param_cb(noise_us, &noise_ops, &noise_us, 0644);
+MODULE_PARM_DESC(noise_us, "delay rise in us that a stream must exceed to count as rising (0-100000, default 500)");
+module_param_cb(gain_shift, &gain_ops, &gain_shift, 0644);
+MODULE_PARM_DESC(gain_shift, "estimate smoothing: EWMA gain 2^-gain_shift (0-4, default 1)");
+module_param_cb(hold_budget, &budget_ops, &hold_budget, 0644);
+MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segments may cost it (1-100, default 2; 100 = measure without pause)");
+module_param_cb(free_starts, &free_starts_ops, &free_starts, 0644);
+MODULE_PARM_DESC(free_starts, "measurements at a connection's start, until its first estimate, that may begin while the hold budget is in debt (0-8, default 2)");
+module_param_cb(fail_alloc_every, &fail_alloc_ops, &fail_alloc_every, 0644);
+MODULE_PARM_DESC(fail_alloc_every, "testing: fail every Nth allocation of a socket's measurement state, as a failed GFP_NOWAIT allocation would (0-1000000, default 0 = never); such sockets run as plain Reno and count in alloc_failed");
+module_param(measure, bool, 0644);
+MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
+
+static atomic_t allocs = ATOMIC_INIT(0);
+
+/* measure: whether new connections measure at all. */
+bool imtcp_params_measure(void)
+{
+	return READ_ONCE(measure);
+}
+
+/* fail_alloc_every: the allocation failure path, on demand (testing). */
+bool imtcp_params_fail_alloc(void)
+{
+	u32 every = READ_ONCE(fail_alloc_every);
+
+	return every && (u32)atomic_inc_return(&allocs) % every == 0;
+}
+
+void imtcp_params_read(struct imtcp_params *p)
+{
+	p->est.n = READ_ONCE(stream_len);
+	p->est.k = READ_ONCE(streams);
+	p->est.noise_us = READ_ONCE(noise_us);
+	p->est.gain_shift = READ_ONCE(gain_shift);
+	p->hold_budget = READ_ONCE(hold_budget);
+	p->free_starts = READ_ONCE(free_starts);
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The module parameters, as a new connection reads them (imtcp_params.c). */
+#ifndef _IMTCP_PARAMS_H
+#define _IMTCP_PARAMS_H
+
+#include "core/imtcp_est.h"
+
+struct imtcp_params {
+	struct imtcp_est_cfg est;	/* stream_len, streams, noise_us, gain_shift */
+	u32 hold_budget;		/* percent */
+	u32 free_starts;
+};
+
+bool imtcp_params_measure(void);
+bool imtcp_params_fail_alloc(void);
+void imtcp_params_read(struct imtcp_params *p);
+
+#endif /* _IMTCP_PARAMS_H */
