@@ -3,7 +3,7 @@
 # imtcp: top-level targets.
 #
 #   make              build imtcp.ko against KDIR (W=1)
-#   make check        checkpatch --strict and sparse on the module
+#   make check        checkpatch --strict (with spelling) and sparse on the module
 #   make unit         userspace unit tests of the kernel-independent logic
 #   make tools        userspace programs: imtcp-stat, test and benchmark
 #                     helpers (build/userspace, build/selftests)
@@ -84,10 +84,16 @@ $(SRCTREE)/.done: scripts/fetch-ksrc.sh
 
 # CAMELCASE is ignored for one reason: rates carry their unit in their
 # names, and bytes per second is _Bps (bits per second _bps), so that the
-# two cannot be mixed up where sk_pacing_rate takes bytes.
+# two cannot be mixed up where sk_pacing_rate takes bytes. Spelling is
+# checked with codespell's dictionary (Debian's codespell package keeps
+# it where checkpatch does not look), when it is installed.
+CODESPELL_DICT := /usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt
+SPELLING := $(if $(wildcard $(CODESPELL_DICT)),--codespell --codespellfile $(CODESPELL_DICT))
+
 check: module ksrc
+	@[ -n "$(SPELLING)" ] || echo "check: codespell not installed, spelling not checked (make deps)"
 	perl $(SRCTREE)/scripts/checkpatch.pl --no-tree --strict --terse \
-		--show-types --ignore CAMELCASE -f $(MODSRC)
+		--show-types --ignore CAMELCASE $(SPELLING) -f $(MODSRC)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules 2>&1 | \
 		tee $(BUILD)/sparse.log
 	@if grep -E '(warning|error):' $(BUILD)/sparse.log; then \
