@@ -65,9 +65,12 @@ test_ss_shows_imtcp() {
 }
 
 # Loopback: the CPU, not a bottleneck, paces the connection, and holds
-# cannot gather a stream. The socket must say so (reason holds-failing,
-# unless it did measure), and its failed holds must back off: before,
-# 1,900 holds failed in 6 s and it spent 13 % of its time holding.
+# cannot gather a stream. The socket must say so: reason holds-failing,
+# or above-envelope where a measurement did complete and its result or
+# the connection's delivery rate lay beyond what a stream can measure
+# (3 of 10 runs logged in the VM: 64 KB segments, envelope 9.4 Gbit/s).
+# And its failed holds must back off: 1,900 holds failed in 6 s without
+# the rest, and it spent 13 % of its time holding.
 test_loopback_says_why() {
 	local port=5304 row
 	"$XFER" recv -p $port &
@@ -84,7 +87,8 @@ if len(rows) != 1:
 r = rows[0]
 print("estimate %d bit/s, reason %s, %d failed streams, held %.3f s" %
       (r["estimate_bps"], r["reason"], r["streams_failed"], r["hold_us"] / 1e6))
-if r["estimate_bps"] == 0 and r["reason"] != "holds-failing":
+if r["estimate_bps"] == 0 and r["reason"] not in ("holds-failing",
+                                                  "above-envelope"):
     sys.exit("no estimate and no reason")
 if r["hold_us"] > 0.02 * 7e6:
     sys.exit("held more than 2 % of 7 s")
