@@ -97,7 +97,7 @@
 
 /* Per-socket state, kept in icsk_ca_priv. */
 struct imtcp {
-	u64 ack_mstamp;		/* tcp_mstamp of the ACK being processed */
+	u64 ack_mstamp_us;		/* tcp_mstamp of the ACK being processed */
 	struct imtcp_meas *meas;/* measurement state; NULL: plain Reno */
 	u32 prior_snd_una;	/* snd_una when cong_control last ran */
 	struct imtcp_info info;	/* for get_info, which takes no lock */
@@ -199,20 +199,20 @@ static void imtcp_reno_update(struct sock *sk, const struct rate_sample *rs)
 
 static void imtcp_cong_control(struct sock *sk, const struct rate_sample *rs)
 {
-	struct imtcp_meas *m = imtcp_ca(sk)->meas;
+	struct imtcp_meas *meas = imtcp_ca(sk)->meas;
 
 	imtcp_reno_update(sk, rs);
-	if (!m || !imtcp_meas_owns_pacing(m))
+	if (!meas || !imtcp_meas_owns_pacing(meas))
 		imtcp_set_reno_pacing(sk);
-	if (m)
-		imtcp_meas_on_ack(sk, m, rs);
+	if (meas)
+		imtcp_meas_on_ack(sk, meas, rs);
 }
 
 /* Called by tcp_write_xmit before it sends; see imtcp_meas.c. */
 static u32 imtcp_min_tso_segs(struct sock *sk)
 {
-	struct imtcp_meas *m = imtcp_ca(sk)->meas;
-	u32 segs = m ? imtcp_meas_on_send(sk, m) : 0;
+	struct imtcp_meas *meas = imtcp_ca(sk)->meas;
+	u32 segs = meas ? imtcp_meas_on_send(sk, meas) : 0;
 
 	if (segs)
 		return segs;
@@ -221,7 +221,7 @@ static u32 imtcp_min_tso_segs(struct sock *sk)
 
 static void imtcp_in_ack_event(struct sock *sk, u32 flags)
 {
-	imtcp_ca(sk)->ack_mstamp = tcp_sk(sk)->tcp_mstamp;
+	imtcp_ca(sk)->ack_mstamp_us = tcp_sk(sk)->tcp_mstamp;
 }
 
 /*
@@ -262,7 +262,7 @@ static void imtcp_set_state(struct sock *sk, u8 new_state)
 	 */
 	if (new_state == TCP_CA_Recovery &&
 	    inet_csk(sk)->icsk_pending == ICSK_TIME_REO_TIMEOUT &&
-	    ca->ack_mstamp != tcp_sk(sk)->tcp_mstamp)
+	    ca->ack_mstamp_us != tcp_sk(sk)->tcp_mstamp)
 		imtcp_reduce_cwnd(sk, 1, 1, false);
 }
 
@@ -271,7 +271,7 @@ static void imtcp_init(struct sock *sk)
 	struct imtcp *ca = imtcp_ca(sk);
 
 	ca->prior_snd_una = tcp_sk(sk)->snd_una;
-	ca->ack_mstamp = 0;
+	ca->ack_mstamp_us = 0;
 	imtcp_set_reno_pacing(sk);
 	ca->meas = imtcp_meas_alloc(sk, &ca->info);
 }
@@ -279,11 +279,11 @@ static void imtcp_init(struct sock *sk)
 static void imtcp_release(struct sock *sk)
 {
 	struct imtcp *ca = imtcp_ca(sk);
-	struct imtcp_meas *m = ca->meas;
+	struct imtcp_meas *meas = ca->meas;
 
 	ca->meas = NULL;
 	WRITE_ONCE(ca->info.measuring, 0);
-	imtcp_meas_free(sk, m);
+	imtcp_meas_free(sk, meas);
 }
 
 /*
@@ -299,17 +299,17 @@ static size_t imtcp_get_info(struct sock *sk, u32 ext, int *attr,
 {
 	struct imtcp_cc_info *ci = (struct imtcp_cc_info *)info;
 	const struct imtcp_info *f = &imtcp_ca(sk)->info;
-	u64 est;
+	u64 est_bps;
 
 	BUILD_BUG_ON(sizeof(*ci) > sizeof(*info));
 	if (ext != ~0U || !READ_ONCE(f->measuring))
 		return 0;
 	memset(ci, 0, sizeof(*ci));
-	est = READ_ONCE(f->estimate_bps);
+	est_bps = READ_ONCE(f->estimate_bps);
 	ci->version = IMTCP_CC_INFO_VERSION;
-	ci->estimate_lo = lower_32_bits(est);
-	ci->estimate_hi = upper_32_bits(est);
-	if (est)
+	ci->estimate_lo = lower_32_bits(est_bps);
+	ci->estimate_hi = upper_32_bits(est_bps);
+	if (est_bps)
 		ci->age_ms = jiffies_to_msecs(jiffies -
 					      READ_ONCE(f->est_jiffies));
 	ci->measurements = min_t(u32, READ_ONCE(f->measurements), U16_MAX);

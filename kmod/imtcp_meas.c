@@ -89,14 +89,14 @@ static bool can_measure(const struct sock *sk)
 }
 
 /* Segments of the current stream that have left. */
-static u32 stream_sent(const struct sock *sk, const struct imtcp_meas *m)
+static u32 stream_sent(const struct sock *sk, const struct imtcp_meas *meas)
 {
-	u32 seq = m->stream_seq[m->cu.stream];
+	u32 seq = meas->stream_seq[meas->cu.stream];
 
-	return DIV_ROUND_UP(tcp_sk(sk)->snd_nxt - seq, m->mss);
+	return DIV_ROUND_UP(tcp_sk(sk)->snd_nxt - seq, meas->mss);
 }
 
-static void view_of(const struct sock *sk, const struct imtcp_meas *m,
+static void view_of(const struct sock *sk, const struct imtcp_meas *meas,
 		    struct imtcp_cu_view *v)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
@@ -111,12 +111,12 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *m,
 	v->in_flight = tcp_packets_in_flight(tp);
 	v->can_measure = can_measure(sk);
 	v->slow_start = tcp_in_slow_start(tp);
-	v->sent = m->cu.state == IMTCP_STATE_SEND ? stream_sent(sk, m) : 0;
+	v->sent = meas->cu.state == IMTCP_STATE_SEND ? stream_sent(sk, meas) : 0;
 	/* a division, but only while a stream is out */
-	v->seg_us = m->cu.state == IMTCP_STATE_SEND ?
+	v->seg_us = meas->cu.state == IMTCP_STATE_SEND ?
 		    (tp->srtt_us >> 3) / max(tcp_snd_cwnd(tp), 1U) : 0;
 	v->slot_due = tp->tcp_wstamp_ns <= tp->tcp_clock_cache;
-	v->acked = !before(tp->snd_una, m->stream_end);
+	v->acked = !before(tp->snd_una, meas->stream_end);
 	v->srtt_us = tp->srtt_us >> 3;
 	/* mdev_us: four times the mean deviation, the RTT's noise */
 	v->queue_us = v->srtt_us > tcp_min_rtt(tp) + tp->mdev_us ?
@@ -143,7 +143,7 @@ static void pacing_off(struct sock *sk)
 }
 
 /* End a hold: the next segment may leave now. */
-static void release(struct sock *sk)
+static void end_hold(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 
@@ -156,28 +156,28 @@ static void release(struct sock *sk)
  * at once (one, unless the sender fell behind), never more than the
  * route allows.
  */
-static void shape(struct sock *sk, struct imtcp_meas *m, u32 segs)
+static void shape(struct sock *sk, struct imtcp_meas *meas, u32 segs)
 {
 	/* not ours yet, or the stack set it meanwhile (a new route) */
-	if (!m->shaped || sk->sk_gso_max_segs != m->gso_segs) {
-		m->saved_gso_max_segs = sk->sk_gso_max_segs;
-		m->shaped = true;
+	if (!meas->shaped || sk->sk_gso_max_segs != meas->gso_segs) {
+		meas->saved_gso_max_segs = sk->sk_gso_max_segs;
+		meas->shaped = true;
 	}
-	m->gso_segs = clamp_t(u32, segs, 1, max_t(u32, m->saved_gso_max_segs, 1));
-	sk->sk_gso_max_segs = m->gso_segs;
+	meas->gso_segs = clamp_t(u32, segs, 1, max_t(u32, meas->saved_gso_max_segs, 1));
+	sk->sk_gso_max_segs = meas->gso_segs;
 }
 
 /*
  * Give segment sizes back to the stack, unless it changed them itself
  * meanwhile (a new route).
  */
-static void unshape(struct sock *sk, struct imtcp_meas *m)
+static void unshape(struct sock *sk, struct imtcp_meas *meas)
 {
-	if (!m->shaped)
+	if (!meas->shaped)
 		return;
-	if (sk->sk_gso_max_segs == m->gso_segs)
-		sk->sk_gso_max_segs = m->saved_gso_max_segs;
-	m->shaped = false;
+	if (sk->sk_gso_max_segs == meas->gso_segs)
+		sk->sk_gso_max_segs = meas->saved_gso_max_segs;
+	meas->shaped = false;
 }
 
 /* A rate the connection already knows, for the first search range. */
@@ -196,78 +196,78 @@ static u64 rate_hint(const struct sock *sk)
  * sees, and never beyond twice the operating envelope (a stream cannot
  * measure above it, and the range arithmetic stays far from u64's end).
  */
-static u64 range_cap_bps(const struct imtcp_meas *m, u64 hint_bps, u32 mss)
+static u64 range_cap_bps(const struct imtcp_meas *meas, u64 hint_bps, u32 mss)
 {
-	return min(IMTCP_CAP_MUL * max(m->dlv_max_bps, hint_bps),
-		   2 * imtcp_envelope_bps(&m->cfg, mss));
+	return min(IMTCP_CAP_MUL * max(meas->dlv_max_bps, hint_bps),
+		   2 * imtcp_envelope_bps(&meas->cfg, mss));
 }
 
-static void begin_stream(struct sock *sk, struct imtcp_meas *m)
+static void begin_stream(struct sock *sk, struct imtcp_meas *meas)
 {
-	struct imtcp_stream *st = &m->st[m->cu.stream];
+	struct imtcp_stream *st = &meas->st[meas->cu.stream];
 	struct tcp_sock *tp = tcp_sk(sk);
 	u64 hint = rate_hint(sk);
 
-	if (!m->est.hi_bps)
-		imtcp_first_range(&m->est, hint);
-	if (!m->cu.stream)
-		imtcp_est_bound(&m->est,
-				imtcp_range_floor(m->dlv_max_bps, hint),
-				range_cap_bps(m, hint, tp->mss_cache));
-	imtcp_plan_stream(&m->est, &m->cfg, m->cu.stream, st);
+	if (!meas->est.hi_bps)
+		imtcp_first_range(&meas->est, hint);
+	if (!meas->cu.stream)
+		imtcp_est_bound(&meas->est,
+				imtcp_range_floor(meas->dlv_max_bps, hint),
+				range_cap_bps(meas, hint, tp->mss_cache));
+	imtcp_plan_stream(&meas->est, &meas->cfg, meas->cu.stream, st);
 	st->seg_bytes = tp->mss_cache;
-	m->stream_seq[m->cu.stream] = tp->snd_nxt;
-	m->mss = tp->mss_cache;
-	m->stream_t0_ns = tp->tcp_clock_cache;
-	shape(sk, m, 1);
-	release(sk);
+	meas->stream_seq[meas->cu.stream] = tp->snd_nxt;
+	meas->mss = tp->mss_cache;
+	meas->stream_t0_ns = tp->tcp_clock_cache;
+	shape(sk, meas, 1);
+	end_hold(sk);
 	pacing_on(sk);
 	imtcp_set_pacing_Bps(sk,
-			     imtcp_pacing_Bps(imtcp_gap_bps(st, m->cfg.n, 0)));
+			     imtcp_pacing_Bps(imtcp_gap_bps(st, meas->cfg.n, 0)));
 	if (trace_imtcp_stream_start_enabled())
-		trace_imtcp_stream_start(m->entry.cookie, m->cu.stream, tp->snd_nxt,
-					 st->lo_bps, st->hi_bps, m->cfg.n,
+		trace_imtcp_stream_start(meas->entry.cookie, meas->cu.stream, tp->snd_nxt,
+					 st->lo_bps, st->hi_bps, meas->cfg.n,
 					 st->seg_bytes,
-					 imtcp_pace_plan_ns(st, m->cfg.n));
+					 imtcp_pace_plan_ns(st, meas->cfg.n));
 }
 
-static void trace_state(struct sock *sk, struct imtcp_meas *m, u32 from)
+static void trace_state(struct sock *sk, struct imtcp_meas *meas, u32 from)
 {
 	if (!trace_imtcp_state_enabled())
 		return;
-	trace_imtcp_state(m->entry.cookie, from, m->cu.state, m->cu.m, m->cu.stream,
+	trace_imtcp_state(meas->entry.cookie, from, meas->cu.state, meas->cu.m, meas->cu.stream,
 			  tcp_snd_cwnd(tcp_sk(sk)), held_segs(sk));
 }
 
 /* Carry out the entry into the state the control unit moved to. */
-static void enter_state(struct sock *sk, struct imtcp_meas *m, u32 from)
+static void enter_state(struct sock *sk, struct imtcp_meas *meas, u32 from)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 t;
 
-	trace_state(sk, m, from);
-	WRITE_ONCE(m->entry.pub.state, m->cu.state);
-	WRITE_ONCE(m->entry.pub.m, m->cu.m);
-	WRITE_ONCE(m->info->state, m->cu.state);
-	WRITE_ONCE(m->info->m, m->cu.m);
-	switch (m->cu.state) {
+	trace_state(sk, meas, from);
+	WRITE_ONCE(meas->entry.pub.state, meas->cu.state);
+	WRITE_ONCE(meas->entry.pub.m, meas->cu.m);
+	WRITE_ONCE(meas->info->state, meas->cu.state);
+	WRITE_ONCE(meas->info->m, meas->cu.m);
+	switch (meas->cu.state) {
 	case IMTCP_STATE_STORE:
-		unshape(sk, m);
+		unshape(sk, meas);
 		pacing_on(sk);
-		t = imtcp_hold_us(tp->mss_cache, m->est.estimate_bps ?: m->est.lo_bps,
-				  m->cu.m, tcp_snd_cwnd(tp), tp->mdev_us,
+		t = imtcp_hold_us(tp->mss_cache, meas->est.estimate_bps ?: meas->est.lo_bps,
+				  meas->cu.m, tcp_snd_cwnd(tp), tp->mdev_us,
 				  tp->srtt_us >> 3);
-		m->cu.deadline_us = now_us(tp) + t;
+		meas->cu.deadline_us = now_us(tp) + t;
 		imtcp_set_reno_pacing(sk);
 		tp->tcp_wstamp_ns = max(tp->tcp_wstamp_ns, tp->tcp_clock_cache +
 					(u64)t * NSEC_PER_USEC);
 		break;
 	case IMTCP_STATE_SEND:
-		begin_stream(sk, m);
+		begin_stream(sk, meas);
 		break;
 	default:	/* EMPTY, PASS, OFF */
-		unshape(sk, m);
-		release(sk);
+		unshape(sk, meas);
+		end_hold(sk);
 		pacing_off(sk);
 		imtcp_set_reno_pacing(sk);
 		break;
@@ -296,67 +296,67 @@ static u32 delivered_end(struct sock *sk, const struct rate_sample *rs)
  * Record the delay of the newest segment this ACK delivered, if it
  * belongs to a stream of the current measurement.
  */
-static void take_sample(struct sock *sk, struct imtcp_meas *m,
+static void take_sample(struct sock *sk, struct imtcp_meas *meas,
 			const struct rate_sample *rs)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 i, started = m->cu.stream + (m->cu.state == IMTCP_STATE_SEND);
+	u32 i, started = meas->cu.stream + (meas->cu.state == IMTCP_STATE_SEND);
 	u32 end, seg;
 
-	if (rs->delivered <= 0 || rs->is_retrans || !m->mss)
+	if (rs->delivered <= 0 || rs->is_retrans || !meas->mss)
 		return;
 	end = delivered_end(sk, rs);
-	for (i = 0; i < started && i < m->cfg.k; i++) {
-		struct imtcp_stream *st = &m->st[i];
+	for (i = 0; i < started && i < meas->cfg.k; i++) {
+		struct imtcp_stream *st = &meas->st[i];
 		struct imtcp_sample *s;
 
-		if (!after(end, m->stream_seq[i]))
+		if (!after(end, meas->stream_seq[i]))
 			continue;
-		seg = (end - m->stream_seq[i] - 1) / m->mss;
-		if (seg >= m->cfg.n || st->nsamples >= IMTCP_N_MAX)
+		seg = (end - meas->stream_seq[i] - 1) / meas->mss;
+		if (seg >= meas->cfg.n || st->nsamples >= IMTCP_N_MAX)
 			continue;
 		s = &st->s[st->nsamples++];
 		s->seg = seg;
 		s->tx_us = (u32)tp->first_tx_mstamp;
 		s->delay_us = (s32)(tp->tcp_mstamp - tp->first_tx_mstamp);
-		m->delay_max[0] = max(m->delay_max[0], s->delay_us);
-		if (!m->delay_min[0] || s->delay_us < m->delay_min[0])
-			m->delay_min[0] = s->delay_us;
-		trace_imtcp_sample(m->entry.cookie, i, seg, s->tx_us, s->delay_us);
+		meas->delay_max_us[0] = max(meas->delay_max_us[0], s->delay_us);
+		if (!meas->delay_min_us[0] || s->delay_us < meas->delay_min_us[0])
+			meas->delay_min_us[0] = s->delay_us;
+		trace_imtcp_sample(meas->entry.cookie, i, seg, s->tx_us, s->delay_us);
 		return;
 	}
 }
 
 /* The socket's figures for the registry's readers. */
 /* Raw figures only: readers do the arithmetic, not the ACK path. */
-static void publish_path(const struct sock *sk, struct imtcp_meas *m)
+static void publish_path(const struct sock *sk, struct imtcp_meas *meas)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	WRITE_ONCE(m->entry.pub.srtt_us, tp->srtt_us >> 3);
-	WRITE_ONCE(m->entry.pub.min_rtt_us, tcp_min_rtt(tp));
-	WRITE_ONCE(m->entry.pub.cwnd, tcp_snd_cwnd(tp));
-	WRITE_ONCE(m->entry.pub.dlv_segs, tp->rate_delivered);
-	WRITE_ONCE(m->entry.pub.dlv_us, tp->rate_interval_us);
-	WRITE_ONCE(m->entry.pub.mss, tp->mss_cache);
+	WRITE_ONCE(meas->entry.pub.srtt_us, tp->srtt_us >> 3);
+	WRITE_ONCE(meas->entry.pub.min_rtt_us, tcp_min_rtt(tp));
+	WRITE_ONCE(meas->entry.pub.cwnd, tcp_snd_cwnd(tp));
+	WRITE_ONCE(meas->entry.pub.dlv_segs, tp->rate_delivered);
+	WRITE_ONCE(meas->entry.pub.dlv_us, tp->rate_interval_us);
+	WRITE_ONCE(meas->entry.pub.mss, tp->mss_cache);
 }
 
-static void publish_estimate(struct imtcp_meas *m, u64 busy_bps)
+static void publish_estimate(struct imtcp_meas *meas, u64 busy_bps)
 {
 	unsigned long now = jiffies;
 
-	WRITE_ONCE(m->entry.pub.raw_bps, m->est.raw_bps);
-	WRITE_ONCE(m->entry.pub.probe_bps, m->est.probe_bps);
-	WRITE_ONCE(m->entry.pub.busy_bps, busy_bps);
-	WRITE_ONCE(m->entry.pub.bound, m->est.held);
-	WRITE_ONCE(m->entry.pub.range_lo_bps, m->est.lo_bps);
-	WRITE_ONCE(m->entry.pub.range_hi_bps, m->est.hi_bps);
-	WRITE_ONCE(m->entry.pub.measurements, m->est.count);
-	WRITE_ONCE(m->entry.pub.est_jiffies, now);
-	WRITE_ONCE(m->entry.pub.estimate_bps, m->est.estimate_bps);
-	WRITE_ONCE(m->info->measurements, m->est.count);
-	WRITE_ONCE(m->info->est_jiffies, now);
-	WRITE_ONCE(m->info->estimate_bps, m->est.estimate_bps);
+	WRITE_ONCE(meas->entry.pub.raw_bps, meas->est.raw_bps);
+	WRITE_ONCE(meas->entry.pub.probe_bps, meas->est.probe_bps);
+	WRITE_ONCE(meas->entry.pub.busy_bps, busy_bps);
+	WRITE_ONCE(meas->entry.pub.bound, meas->est.held);
+	WRITE_ONCE(meas->entry.pub.range_lo_bps, meas->est.lo_bps);
+	WRITE_ONCE(meas->entry.pub.range_hi_bps, meas->est.hi_bps);
+	WRITE_ONCE(meas->entry.pub.measurements, meas->est.count);
+	WRITE_ONCE(meas->entry.pub.est_jiffies, now);
+	WRITE_ONCE(meas->entry.pub.estimate_bps, meas->est.estimate_bps);
+	WRITE_ONCE(meas->info->measurements, meas->est.count);
+	WRITE_ONCE(meas->info->est_jiffies, now);
+	WRITE_ONCE(meas->info->estimate_bps, meas->est.estimate_bps);
 }
 
 /*
@@ -366,19 +366,19 @@ static void publish_estimate(struct imtcp_meas *m, u64 busy_bps)
  * TCP_CC_INFO's, read 0 and the reason says why, until a measurement
  * inside the envelope is taken.
  */
-static bool out_of_envelope(struct imtcp_meas *m, u64 fit_bps)
+static bool out_of_envelope(struct imtcp_meas *meas, u64 fit_bps)
 {
-	u64 env_bps = imtcp_envelope_bps(&m->cfg, m->mss);
+	u64 env_bps = imtcp_envelope_bps(&meas->cfg, meas->mss);
 
-	WRITE_ONCE(m->entry.pub.envelope_bps, env_bps);
-	if (max(m->dlv_max_bps, fit_bps) <= env_bps) {
-		WRITE_ONCE(m->entry.pub.reason, IMTCP_REASON_NONE);
+	WRITE_ONCE(meas->entry.pub.envelope_bps, env_bps);
+	if (max(meas->dlv_max_bps, fit_bps) <= env_bps) {
+		WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_NONE);
 		return false;
 	}
-	WRITE_ONCE(m->entry.pub.reason, IMTCP_REASON_ENVELOPE);
-	WRITE_ONCE(m->entry.pub.estimate_bps, 0);
-	WRITE_ONCE(m->info->estimate_bps, 0);
-	imtcp_count_out_of_envelope(m->entry.net);
+	WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_ENVELOPE);
+	WRITE_ONCE(meas->entry.pub.estimate_bps, 0);
+	WRITE_ONCE(meas->info->estimate_bps, 0);
+	imtcp_count_out_of_envelope(meas->entry.net);
 	return true;
 }
 
@@ -387,99 +387,99 @@ static bool out_of_envelope(struct imtcp_meas *m, u64 fit_bps)
  * its CPU paces, as on loopback, gathers no stream), and stop saying it
  * once a result has come.
  */
-static void holds_reason(struct imtcp_meas *m)
+static void holds_reason(struct imtcp_meas *meas)
 {
-	u8 reason = READ_ONCE(m->entry.pub.reason);
+	u8 reason = READ_ONCE(meas->entry.pub.reason);
 
-	if (imtcp_cu_holds_failing(&m->cu)) {
-		if (reason == IMTCP_REASON_NONE && !READ_ONCE(m->entry.pub.estimate_bps))
-			WRITE_ONCE(m->entry.pub.reason, IMTCP_REASON_HOLDS_FAILING);
+	if (imtcp_cu_holds_failing(&meas->cu)) {
+		if (reason == IMTCP_REASON_NONE && !READ_ONCE(meas->entry.pub.estimate_bps))
+			WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_HOLDS_FAILING);
 	} else if (reason == IMTCP_REASON_HOLDS_FAILING) {
-		WRITE_ONCE(m->entry.pub.reason, IMTCP_REASON_NONE);
+		WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_NONE);
 	}
 }
 
 /* All ACKs of a measurement are in: analyse, estimate, adapt. */
-static void finish_measurement(struct sock *sk, struct imtcp_meas *m)
+static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	s32 ceiling = imtcp_queue_ceiling(m->delay_max, m->delay_min,
-					  &m->cfg);
-	u64 busy = imtcp_busy_bps(&m->busy), fit;
-	u64 busy_floor = imtcp_busy_floor_bps(&m->busy);
+	s32 ceiling = imtcp_queue_ceiling(meas->delay_max_us, meas->delay_min_us,
+					  &meas->cfg);
+	u64 busy = imtcp_busy_bps(&meas->busy), fit;
+	u64 busy_floor = imtcp_busy_floor_bps(&meas->busy);
 	u32 min_rtt = tcp_min_rtt(tp);
 	enum imtcp_edge edge;
 	bool taken, outside;
 	u32 i, rse;
 
-	m->delay_max[1] = m->delay_max[0];
-	m->delay_max[0] = 0;
-	m->delay_min[1] = m->delay_min[0];
-	m->delay_min[0] = 0;
-	for (i = 0; i < m->cfg.k; i++) {
-		struct imtcp_stream *st = &m->st[i];
+	meas->delay_max_us[1] = meas->delay_max_us[0];
+	meas->delay_max_us[0] = 0;
+	meas->delay_min_us[1] = meas->delay_min_us[0];
+	meas->delay_min_us[0] = 0;
+	for (i = 0; i < meas->cfg.k; i++) {
+		struct imtcp_stream *st = &meas->st[i];
 
-		imtcp_analyse_stream(st, &m->cfg, ceiling);
-		trace_imtcp_stream(m->entry.cookie, i, st->lo_bps, st->hi_bps,
-				   m->cfg.n, st->seg_bytes, st->nsamples,
+		imtcp_analyse_stream(st, &meas->cfg, ceiling);
+		trace_imtcp_stream(meas->entry.cookie, i, st->lo_bps, st->hi_bps,
+				   meas->cfg.n, st->seg_bytes, st->nsamples,
 				   st->outcome, min_rtt);
 	}
-	fit = imtcp_combine(m->st, m->cfg.k, &m->cfg, min_rtt, &edge, &rse);
-	outside = out_of_envelope(m, fit);
-	m->dlv_max_bps -= m->dlv_max_bps / 4;	/* let the floor follow a fall */
+	fit = imtcp_combine(meas->st, meas->cfg.k, &meas->cfg, min_rtt, &edge, &rse);
+	outside = out_of_envelope(meas, fit);
+	meas->dlv_max_bps -= meas->dlv_max_bps / 4;	/* let the floor follow a fall */
 	taken = !outside &&
-		imtcp_est_update_bounded(&m->est, &m->cfg, fit, edge, rse,
-					 &m->busy);
-	imtcp_busy_measured(&m->busy);
-	imtcp_cu_result(&m->cu, fit != 0 && !outside);
+		imtcp_est_update_bounded(&meas->est, &meas->cfg, fit, edge, rse,
+					 &meas->busy);
+	imtcp_busy_measured(&meas->busy);
+	imtcp_cu_result(&meas->cu, fit != 0 && !outside);
 	if (!taken)
 		return;
-	imtcp_cu_estimated(&m->cu);
-	holds_reason(m);
-	publish_estimate(m, busy);
-	imtcp_count_estimate(m->entry.net);
-	imtcp_nl_estimate_event(&m->entry);
-	trace_imtcp_estimate(m->entry.cookie, &m->est, fit, busy, busy_floor, edge,
-			     tp->srtt_us >> 3, tcp_snd_cwnd(tp), m->cu.m, rse);
+	imtcp_cu_estimated(&meas->cu);
+	holds_reason(meas);
+	publish_estimate(meas, busy);
+	imtcp_count_estimate(meas->entry.net);
+	imtcp_nl_estimate_event(&meas->entry);
+	trace_imtcp_estimate(meas->entry.cookie, &meas->est, fit, busy, busy_floor, edge,
+			     tp->srtt_us >> 3, tcp_snd_cwnd(tp), meas->cu.m, rse);
 }
 
 /* Run the control unit on what the socket shows now; act on the result. */
-static void step(struct sock *sk, struct imtcp_meas *m)
+static void step(struct sock *sk, struct imtcp_meas *meas)
 {
 	struct imtcp_cu_view v;
-	u32 from = m->cu.state, flags, stream = m->cu.stream;
+	u32 from = meas->cu.state, flags, stream = meas->cu.stream;
 
 	/* a measurement's streams all have the length it began with */
-	if (!m->cu.stream && m->cu.state != IMTCP_STATE_SEND &&
-	    m->cu.state != IMTCP_STATE_PASS)
-		m->cfg.n = imtcp_cu_stream_len(&m->cu);
-	view_of(sk, m, &v);
-	flags = imtcp_cu_step(&m->cu, m->cfg.n, m->cfg.k, &v);
-	WRITE_ONCE(m->entry.pub.hold_us, m->cu.held_us);
-	WRITE_ONCE(m->entry.pub.stream_us, m->cu.stream_us);
+	if (!meas->cu.stream && meas->cu.state != IMTCP_STATE_SEND &&
+	    meas->cu.state != IMTCP_STATE_PASS)
+		meas->cfg.n = imtcp_cu_stream_len(&meas->cu);
+	view_of(sk, meas, &v);
+	flags = imtcp_cu_step(&meas->cu, meas->cfg.n, meas->cfg.k, &v);
+	WRITE_ONCE(meas->entry.pub.hold_us, meas->cu.held_us);
+	WRITE_ONCE(meas->entry.pub.stream_us, meas->cu.stream_us);
 	if (flags & IMTCP_CU_STREAM_DONE) {
-		m->stream_end = tcp_sk(sk)->snd_nxt;
-		holds_reason(m);
+		meas->stream_end = tcp_sk(sk)->snd_nxt;
+		holds_reason(meas);
 	}
 	if (flags & IMTCP_CU_FAILED) {
-		holds_reason(m);
-		m->streams_failed++;
-		WRITE_ONCE(m->entry.pub.streams_failed, m->streams_failed);
-		imtcp_count_stream_failed(m->entry.net);
-		trace_imtcp_stream(m->entry.cookie, stream, m->st[stream].lo_bps,
-				   m->st[stream].hi_bps, v.sent,
-				   m->st[stream].seg_bytes,
-				   m->st[stream].nsamples, IMTCP_OUT_NONE,
+		holds_reason(meas);
+		meas->streams_failed++;
+		WRITE_ONCE(meas->entry.pub.streams_failed, meas->streams_failed);
+		imtcp_count_stream_failed(meas->entry.net);
+		trace_imtcp_stream(meas->entry.cookie, stream, meas->st[stream].lo_bps,
+				   meas->st[stream].hi_bps, v.sent,
+				   meas->st[stream].seg_bytes,
+				   meas->st[stream].nsamples, IMTCP_OUT_NONE,
 				   tcp_min_rtt(tcp_sk(sk)));
 	}
 	if (flags & IMTCP_CU_MEASURED)
-		finish_measurement(sk, m);
+		finish_measurement(sk, meas);
 	if (flags & IMTCP_CU_CHANGED)
-		enter_state(sk, m, from);
+		enter_state(sk, meas, from);
 }
 
 /* The connection's delivery rate, a lower bound of A (imtcp_est_floor). */
-static void track_delivery(struct sock *sk, struct imtcp_meas *m,
+static void track_delivery(struct sock *sk, struct imtcp_meas *meas,
 			   const struct rate_sample *rs)
 {
 	u32 mss = tcp_sk(sk)->mss_cache;
@@ -488,10 +488,10 @@ static void track_delivery(struct sock *sk, struct imtcp_meas *m,
 	if (rs->delivered <= 0 || rs->interval_us <= 0 || rs->is_app_limited)
 		return;
 	/* compare without dividing; divide only for a new maximum */
-	if (check_mul_overflow(m->dlv_max_bps, (u64)rs->interval_us, &top) ||
+	if (check_mul_overflow(meas->dlv_max_bps, (u64)rs->interval_us, &top) ||
 	    (u64)rs->delivered * mss * 8 * USEC_PER_SEC <= top)
 		return;
-	m->dlv_max_bps = imtcp_rate_bps(rs->delivered, mss, rs->interval_us);
+	meas->dlv_max_bps = imtcp_rate_bps(rs->delivered, mss, rs->interval_us);
 }
 
 /*
@@ -508,7 +508,7 @@ static void track_delivery(struct sock *sk, struct imtcp_meas *m,
  * the send interval, reads low while a queue drains (69 Mbit/s for
  * A = 99 in the recovery after a loss, traced).
  */
-static void track_busy(struct sock *sk, struct imtcp_meas *m,
+static void track_busy(struct sock *sk, struct imtcp_meas *meas,
 		       const struct rate_sample *rs)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
@@ -516,24 +516,24 @@ static void track_busy(struct sock *sk, struct imtcp_meas *m,
 
 	if (base == ~0U)
 		return;
-	imtcp_busy_ack(&m->busy, tp->tcp_mstamp, rs->rtt_us,
-		       base + max_t(u32, 4 * m->cfg.noise_us, base / 8),
+	imtcp_busy_ack(&meas->busy, tp->tcp_mstamp, rs->rtt_us,
+		       base + max_t(u32, 4 * meas->cfg.noise_us, base / 8),
 		       tp->srtt_us >> 3);
 	if (rs->delivered > 0 && rs->interval_us > 0 && !rs->is_app_limited)
-		imtcp_busy_rate(&m->busy, tp->tcp_mstamp, rs->delivered,
+		imtcp_busy_rate(&meas->busy, tp->tcp_mstamp, rs->delivered,
 				tp->mss_cache, rs->rcv_interval_us);
 }
 
 /* Per ACK, after Reno has updated the window. */
-void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,
+void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *meas,
 		       const struct rate_sample *rs)
 {
-	publish_path(sk, m);
-	track_delivery(sk, m, rs);
-	track_busy(sk, m, rs);
-	if (m->cu.state != IMTCP_STATE_OFF)
-		take_sample(sk, m, rs);
-	step(sk, m);
+	publish_path(sk, meas);
+	track_delivery(sk, meas, rs);
+	track_busy(sk, meas, rs);
+	if (meas->cu.state != IMTCP_STATE_OFF)
+		take_sample(sk, meas, rs);
+	step(sk, meas);
 }
 
 /*
@@ -545,21 +545,21 @@ void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *m,
  * credit after a late send), so the stack's pacing check waits. Returns
  * the segments to send as one skb.
  */
-static u32 pace_stream(struct sock *sk, struct imtcp_meas *m)
+static u32 pace_stream(struct sock *sk, struct imtcp_meas *meas)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u64 now = tp->tcp_clock_cache;
 	struct imtcp_pace p;
 
-	imtcp_pace_next(&m->st[m->cu.stream], m->cfg.n, stream_sent(sk, m),
-			now - m->stream_t0_ns,
+	imtcp_pace_next(&meas->st[meas->cu.stream], meas->cfg.n, stream_sent(sk, meas),
+			now - meas->stream_t0_ns,
 			now > tp->tcp_wstamp_ns ? now - tp->tcp_wstamp_ns : 0,
 			held_segs(sk), &p);
 	if (p.wait_ns)
 		tp->tcp_wstamp_ns = max(tp->tcp_wstamp_ns, now + p.wait_ns);
-	shape(sk, m, p.segs);
+	shape(sk, meas, p.segs);
 	imtcp_set_pacing_Bps(sk, p.pacing_Bps);
-	return m->gso_segs;
+	return meas->gso_segs;
 }
 
 /*
@@ -567,12 +567,12 @@ static u32 pace_stream(struct sock *sk, struct imtcp_meas *m)
  * not holding (an application-limited sender between writes): enough
  * unsent data (a cheap first look) and enough of it allowed to leave.
  */
-static bool stream_ready(const struct sock *sk, const struct imtcp_meas *m)
+static bool stream_ready(const struct sock *sk, const struct imtcp_meas *meas)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	return tp->write_seq - tp->snd_nxt >= (u32)m->cu.m * tp->mss_cache &&
-	       held_segs(sk) >= m->cu.m;
+	return tp->write_seq - tp->snd_nxt >= (u32)meas->cu.m * tp->mss_cache &&
+	       held_segs(sk) >= meas->cu.m;
 }
 
 /*
@@ -582,15 +582,15 @@ static bool stream_ready(const struct sock *sk, const struct imtcp_meas *m)
  * hold whose time is up; during a stream size and pace what leaves
  * next. Returns the smallest TSO size to use, 0 outside a stream.
  */
-u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *m)
+u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *meas)
 {
-	if (m->cu.state == IMTCP_STATE_EMPTY && stream_ready(sk, m))
-		step(sk, m);
-	if (m->cu.state == IMTCP_STATE_STORE || m->cu.state == IMTCP_STATE_SEND)
-		step(sk, m);
-	if (m->cu.state != IMTCP_STATE_SEND)
+	if (meas->cu.state == IMTCP_STATE_EMPTY && stream_ready(sk, meas))
+		step(sk, meas);
+	if (meas->cu.state == IMTCP_STATE_STORE || meas->cu.state == IMTCP_STATE_SEND)
+		step(sk, meas);
+	if (meas->cu.state != IMTCP_STATE_SEND)
 		return 0;
-	return pace_stream(sk, m);
+	return pace_stream(sk, meas);
 }
 
 /*
@@ -599,95 +599,95 @@ u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *m)
  * had all left (and that did not begin in slow start) is analysed on the
  * samples that came before (imtcp_cu_pause).
  */
-void imtcp_meas_pause(struct sock *sk, struct imtcp_meas *m)
+void imtcp_meas_pause(struct sock *sk, struct imtcp_meas *meas)
 {
-	u32 from = m->cu.state, flags;
+	u32 from = meas->cu.state, flags;
 
 	if (from == IMTCP_STATE_OFF)
 		return;
-	flags = imtcp_cu_pause(&m->cu);
+	flags = imtcp_cu_pause(&meas->cu);
 	if (flags & IMTCP_CU_MEASURED)
-		finish_measurement(sk, m);
-	enter_state(sk, m, from);
+		finish_measurement(sk, meas);
+	enter_state(sk, meas, from);
 }
 
 /* Whether the measurement sets sk_pacing_rate now (else Reno's rate). */
-bool imtcp_meas_owns_pacing(const struct imtcp_meas *m)
+bool imtcp_meas_owns_pacing(const struct imtcp_meas *meas)
 {
-	return m->cu.state == IMTCP_STATE_SEND;
+	return meas->cu.state == IMTCP_STATE_SEND;
 }
 
 /* Who the socket is, for the registry's readers. */
-static void set_identity(struct sock *sk, struct imtcp_meas *m)
+static void set_identity(struct sock *sk, struct imtcp_meas *meas)
 {
 	const struct inet_sock *inet = inet_sk(sk);
 
-	m->entry.net = sock_net(sk);
-	m->entry.family = sk->sk_family;
-	m->entry.mptcp = sk_is_mptcp(sk);
-	m->entry.sport = inet->inet_sport;
-	m->entry.dport = inet->inet_dport;
+	meas->entry.net = sock_net(sk);
+	meas->entry.family = sk->sk_family;
+	meas->entry.mptcp = sk_is_mptcp(sk);
+	meas->entry.sport = inet->inet_sport;
+	meas->entry.dport = inet->inet_dport;
 #if IS_ENABLED(CONFIG_IPV6)
 	if (sk->sk_family == AF_INET6) {
-		m->entry.saddr.v6 = sk->sk_v6_rcv_saddr;
-		m->entry.daddr.v6 = sk->sk_v6_daddr;
+		meas->entry.saddr.v6 = sk->sk_v6_rcv_saddr;
+		meas->entry.daddr.v6 = sk->sk_v6_daddr;
 		return;
 	}
 #endif
-	m->entry.saddr.v4 = inet->inet_saddr;
-	m->entry.daddr.v4 = inet->inet_daddr;
+	meas->entry.saddr.v4 = inet->inet_saddr;
+	meas->entry.daddr.v4 = inet->inet_daddr;
 }
 
 struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 {
 	struct imtcp_params params;
-	struct imtcp_meas *m;
+	struct imtcp_meas *meas;
 	u32 cookie[2];
 
 	if (!imtcp_params_measure())
 		return NULL;
-	m = imtcp_params_fail_alloc() ? NULL :
+	meas = imtcp_params_fail_alloc() ? NULL :
 	    kmem_cache_zalloc(meas_cache, GFP_NOWAIT | __GFP_NOWARN);
-	if (!m) {
+	if (!meas) {
 		imtcp_count_alloc_failed(sock_net(sk));
 		return NULL;
 	}
 	imtcp_params_read(&params);
-	m->cfg = params.est;
-	imtcp_cu_init(&m->cu, m->cfg.n);
-	imtcp_cu_set_budget(&m->cu, params.hold_budget);
-	imtcp_cu_set_free_starts(&m->cu, params.free_starts);
-	imtcp_busy_init(&m->busy, tcp_clock_us());
+	meas->cfg = params.est;
+	imtcp_cu_init(&meas->cu, meas->cfg.n);
+	imtcp_cu_set_budget(&meas->cu, params.hold_budget);
+	imtcp_cu_set_free_starts(&meas->cu, params.free_starts);
+	imtcp_busy_init(&meas->busy, tcp_clock_us());
 	sock_diag_save_cookie(sk, cookie);
-	m->entry.cookie = (u64)cookie[1] << 32 | cookie[0];
-	set_identity(sk, m);
-	m->entry.pub.m = m->cu.m;
-	m->info = info;
-	m->entry.pub.envelope_bps =
-		imtcp_envelope_bps(&m->cfg, tcp_sk(sk)->mss_cache);
-	WRITE_ONCE(info->m, m->cu.m);
+	meas->entry.cookie = (u64)cookie[1] << 32 | cookie[0];
+	set_identity(sk, meas);
+	meas->entry.pub.m = meas->cu.m;
+	meas->info = info;
+	meas->entry.pub.envelope_bps =
+		imtcp_envelope_bps(&meas->cfg, tcp_sk(sk)->mss_cache);
+	WRITE_ONCE(info->m, meas->cu.m);
 	WRITE_ONCE(info->measuring, 1);
-	imtcp_registry_add(&m->entry);
-	return m;
+	imtcp_registry_add(&meas->entry);
+	return meas;
 }
 
-/* Netlink readers may still walk to @m: free it after a grace period. */
+/* Netlink readers may still walk to @meas: free it after a grace period. */
 static void meas_free_rcu(struct rcu_head *head)
 {
 	kmem_cache_free(meas_cache, container_of(head, struct imtcp_meas, rcu));
 }
 
-void imtcp_meas_free(struct sock *sk, struct imtcp_meas *m)
+void imtcp_meas_free(struct sock *sk, struct imtcp_meas *meas)
 {
-	if (!m)
+	if (!meas)
 		return;
-	unshape(sk, m);
-	if (m->cu.state == IMTCP_STATE_STORE || m->cu.state == IMTCP_STATE_SEND) {
-		release(sk);
+	unshape(sk, meas);
+	if (meas->cu.state == IMTCP_STATE_STORE || meas->cu.state == IMTCP_STATE_SEND) {
+		end_hold(sk);
 		pacing_off(sk);
 	}
-	imtcp_registry_del(&m->entry);
-	call_rcu(&m->rcu, meas_free_rcu);
+	imtcp_registry_del(&meas->entry);
+	call_rcu(&meas->rcu, meas_free_rcu);
 }
 
 /*

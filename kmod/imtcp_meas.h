@@ -45,8 +45,8 @@ struct imtcp_meas {
 	u32 mss;			/* segment size of the streams */
 	u64 dlv_max_bps;		/* highest recent delivery rate */
 	struct imtcp_busy busy;		/* .. and while the link was busy */
-	s32 delay_max[2];		/* top sample delay, this and last */
-	s32 delay_min[2];		/* lowest, this and last (0: none) */
+	s32 delay_max_us[2];		/* top sample delay, this and last */
+	s32 delay_min_us[2];		/* lowest, this and last (0: none) */
 	u32 streams_failed;
 	u64 stream_t0_ns;		/* first departure of the stream */
 	u16 saved_gso_max_segs;		/* while a stream goes out */

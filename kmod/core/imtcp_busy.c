@@ -151,36 +151,36 @@ void imtcp_busy_measured(struct imtcp_busy *b)
 }
 
 /*
- * @v held between 9/10 of the floor (imtcp_busy_floor_bps) and 5/4 of
- * the highest busy rate (imtcp_busy_bps; either 0: no such bound).
+ * @rate_bps held between 9/10 of the floor (imtcp_busy_floor_bps) and
+ * 5/4 of the highest busy rate (imtcp_busy_bps; either 0: no such bound).
  */
-u64 imtcp_busy_hold(u64 v, const struct imtcp_busy *b)
+u64 imtcp_busy_hold(u64 rate_bps, const struct imtcp_busy *b)
 {
-	u64 busy = imtcp_busy_bps(b), top = busy + busy / 4;
-	u64 bottom = imtcp_busy_floor_bps(b);
+	u64 busy_bps = imtcp_busy_bps(b), top_bps = busy_bps + busy_bps / 4;
+	u64 bottom_bps = imtcp_busy_floor_bps(b);
 
-	bottom -= div_u64(bottom, 10);
-	if (busy && v > top)
-		return top;
-	return max_t(u64, v, bottom);
+	bottom_bps -= div_u64(bottom_bps, 10);
+	if (busy_bps && rate_bps > top_bps)
+		return top_bps;
+	return max_t(u64, rate_bps, bottom_bps);
 }
 
 /*
- * A result @raw (imtcp_combine, with its @edge and @rse) held so
+ * A result @raw_bps (imtcp_combine, with its @edge and @rse) held so
  * (imtcp_busy_hold). A result held is no longer at the edge it was held
  * from, and its standard error, the fit's, no longer applies (0:
  * unknown). One held from beyond an edge stays there (the bound agrees:
  * A lies further out still).
  */
-u64 imtcp_busy_bound(u64 raw, const struct imtcp_busy *b,
+u64 imtcp_busy_bound(u64 raw_bps, const struct imtcp_busy *b,
 		     enum imtcp_edge *edge, u32 *rse)
 {
-	u64 held = imtcp_busy_hold(raw, b);
+	u64 held_bps = imtcp_busy_hold(raw_bps, b);
 
-	if (held == raw)
-		return raw;
-	if (*edge != (held < raw ? IMTCP_EDGE_LOW : IMTCP_EDGE_HIGH))
+	if (held_bps == raw_bps)
+		return raw_bps;
+	if (*edge != (held_bps < raw_bps ? IMTCP_EDGE_LOW : IMTCP_EDGE_HIGH))
 		*edge = IMTCP_EDGE_NONE;
 	*rse = 0;
-	return held;
+	return held_bps;
 }

@@ -74,11 +74,11 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 {
 	cu->state = IMTCP_STATE_OFF;
 	cu->m = n;
-	cu->good = 0;
+	cu->good_at_m = 0;
 	cu->stream = 0;
 	cu->deadline_us = 0;
 	cu->budget = IMTCP_BUDGET_MAX;
-	cu->clocked = 0;
+	cu->started = 0;
 	cu->limited = 1;
 	cu->free_starts = 0;
 	cu->slow_start = 0;
@@ -279,12 +279,12 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	dt = v->now_us - cu->last_us;
 	cu->last_us = v->now_us;
-	if (!cu->clocked || v->write_seq != cu->write_seq) {
+	if (!cu->started || v->write_seq != cu->write_seq) {
 		cu->write_seq = v->write_seq;
 		cu->write_us = v->now_us;
 	}
-	if (!cu->clocked) {
-		cu->clocked = 1;
+	if (!cu->started) {
+		cu->started = 1;
 		cu->limited = window_limited(v);
 		return;
 	}
@@ -405,7 +405,7 @@ static u32 hold_failed(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	count_failure(cu);
 	cu->resting = 1;
 	cu->rest_until_us = v->now_us + (v->srtt_us << shift);
-	cu->good = 0;
+	cu->good_at_m = 0;
 	cu->stream = 0;
 	return IMTCP_CU_FAILED | goto_state(cu, IMTCP_STATE_EMPTY);
 }
@@ -439,7 +439,7 @@ static u32 step_send(struct imtcp_cu *cu, u32 n, u32 k,
 			cu->m++;
 		writes_short(cu, v, v->sent);
 		count_failure(cu);
-		cu->good = 0;
+		cu->good_at_m = 0;
 		return IMTCP_CU_FAILED | goto_state(cu, IMTCP_STATE_EMPTY);
 	}
 	return 0;
@@ -523,11 +523,11 @@ bool imtcp_cu_holds_failing(const struct imtcp_cu *cu)
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok)
 {
 	if (!ok) {
-		cu->good = 0;
+		cu->good_at_m = 0;
 		return;
 	}
-	if (++cu->good >= IMTCP_F) {
-		cu->good = 0;
+	if (++cu->good_at_m >= IMTCP_GOOD_TO_SHRINK) {
+		cu->good_at_m = 0;
 		if (cu->m > IMTCP_M_MIN)
 			cu->m--;
 	}

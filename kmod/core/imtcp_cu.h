@@ -12,8 +12,8 @@
 #include "uapi/imtcp.h"	/* enum imtcp_state */
 
 /* Successful measurements at one m before m shrinks (the paper's F). */
-#define IMTCP_F		2
-#define IMTCP_M_MIN	2
+#define IMTCP_GOOD_TO_SHRINK	2
+#define IMTCP_M_MIN		2
 
 /*
  * The smallest window, in stream lengths (N), that holds in a slow start
@@ -50,9 +50,9 @@
 struct imtcp_cu {
 	u8 state;	/* enum imtcp_state */
 	u8 m;		/* held segments that start a stream */
-	u8 good;	/* successful measurements at this m */
+	u8 good_at_m;	/* successful measurements at this m */
 	u8 stream;	/* index of the stream being formed or sent */
-	u8 clocked;	/* last_us is set */
+	u8 started;	/* last_us is set */
 	u8 limited;	/* the window kept data back at the last step */
 	u8 free_starts;	/* measurements that may still start in debt */
 	u8 slow_start;	/* the measurement began in slow start */

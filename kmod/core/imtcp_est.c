@@ -171,7 +171,7 @@ static bool first_at_low_edge(struct imtcp_est *e, enum imtcp_edge edge)
 }
 
 /* A provisional first estimate gives way to the result after it. */
-static void settle(struct imtcp_est *e)
+static void settle_provisional(struct imtcp_est *e)
 {
 	if (e->provisional) {
 		e->nhist = 0;
@@ -192,8 +192,8 @@ static u8 held_how(u64 from, u64 to)
 }
 
 /*
- * Take one measurement's result @fit (imtcp_combine; 0: there was none),
- * with its @edge and @rse (relative standard error in permille, 0
+ * Take one measurement's result @fit_bps (imtcp_combine; 0: there was
+ * none), with its @edge and @rse (relative standard error in permille, 0
  * unknown), held within the bounds the busy link @b gives (imtcp_busy.c;
  * NULL: none) for the estimate, and the estimate after it held there
  * too (in exact replays of two accuracy runs: S1's fall from 60 to 20
@@ -212,44 +212,44 @@ static u8 held_how(u64 from, u64 to)
  * edge, which is not taken).
  */
 bool imtcp_est_update_bounded(struct imtcp_est *e,
-			      const struct imtcp_est_cfg *c, u64 fit,
+			      const struct imtcp_est_cfg *c, u64 fit_bps,
 			      enum imtcp_edge edge, u32 rse,
 			      const struct imtcp_busy *b)
 {
-	u64 w = e->hi_bps - e->lo_bps, raw, held;
+	u64 width_bps = e->hi_bps - e->lo_bps, raw_bps, held_bps;
 	enum imtcp_edge held_edge = edge;
 
-	if (!fit)
+	if (!fit_bps)
 		return false;
 	if (first_at_low_edge(e, edge)) {
-		imtcp_range_past_edge(e, edge, w);
+		imtcp_range_past_edge(e, edge, width_bps);
 		return false;
 	}
-	settle(e);
-	raw = b ? imtcp_busy_bound(fit, b, &held_edge, &rse) : fit;
-	e->probe_bps = fit;
-	e->raw_bps = raw;
+	settle_provisional(e);
+	raw_bps = b ? imtcp_busy_bound(fit_bps, b, &held_edge, &rse) : fit_bps;
+	e->probe_bps = fit_bps;
+	e->raw_bps = raw_bps;
 	e->edge = held_edge;
 	e->count++;
-	e->hist_bps[e->hist_pos] = raw;
+	e->hist_bps[e->hist_pos] = raw_bps;
 	e->hist_rse[e->hist_pos] = min_t(u32, rse, IMTCP_RSE_MAX);
 	e->hist_pos = (e->hist_pos + 1) % IMTCP_HIST;
 	if (e->nhist < IMTCP_HIST)
 		e->nhist++;
 	smooth(e, c);
-	held = b ? imtcp_busy_hold(e->estimate_bps, b) : e->estimate_bps;
-	e->held = held != e->estimate_bps ? held_how(e->estimate_bps, held) :
-					held_how(fit, raw);
-	e->estimate_bps = held;
-	if (imtcp_range_past_edge(e, edge, w))
+	held_bps = b ? imtcp_busy_hold(e->estimate_bps, b) : e->estimate_bps;
+	e->held = held_bps != e->estimate_bps ?
+		  held_how(e->estimate_bps, held_bps) : held_how(fit_bps, raw_bps);
+	e->estimate_bps = held_bps;
+	if (imtcp_range_past_edge(e, edge, width_bps))
 		return true;
-	imtcp_range_around(e, fit, 2 * hist_spread(e));
+	imtcp_range_around(e, fit_bps, 2 * hist_spread(e));
 	return true;
 }
 
 /* The same without the busy-link bounds. */
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
-		      u64 raw, enum imtcp_edge edge, u32 rse)
+		      u64 raw_bps, enum imtcp_edge edge, u32 rse)
 {
-	return imtcp_est_update_bounded(e, c, raw, edge, rse, NULL);
+	return imtcp_est_update_bounded(e, c, raw_bps, edge, rse, NULL);
 }

@@ -111,16 +111,17 @@ void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
 u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps);
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
-		      u64 raw, enum imtcp_edge edge, u32 rse);
+		      u64 raw_bps, enum imtcp_edge edge, u32 rse);
 bool imtcp_est_update_bounded(struct imtcp_est *e,
-			      const struct imtcp_est_cfg *c, u64 fit,
+			      const struct imtcp_est_cfg *c, u64 fit_bps,
 			      enum imtcp_edge edge, u32 rse,
 			      const struct imtcp_busy *b);
 
 /* Within the unit: shared by its files. */
-s32 imtcp_lowest_delay(const struct imtcp_stream *st);
+s32 imtcp_lowest_delay_us(const struct imtcp_stream *st);
 u32 imtcp_rel_delays(const struct imtcp_stream *st, s32 *d);
-bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w);
-void imtcp_range_around(struct imtcp_est *e, u64 fit, u64 spread_bps);
+bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge,
+			   u64 width_bps);
+void imtcp_range_around(struct imtcp_est *e, u64 fit_bps, u64 spread_bps);
 
 #endif /* _IMTCP_EST_H */

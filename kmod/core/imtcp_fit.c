@@ -32,7 +32,7 @@
  * RTT (the delay of an empty queue).
  *
  * A standing-queue fit also knows how well it fits: the standard error of
- * its A (fluid_rse) goes with the result, and the estimate takes an
+ * its A (standing_rse) goes with the result, and the estimate takes an
  * imprecise result with less weight than the path's usual ones.
  */
 #include "imtcp_est.h"
@@ -52,16 +52,16 @@
  */
 #define IMTCP_INV_SHIFT		30
 #define IMTCP_Q_UNIT		1024
-#define IMTCP_FLUID_SPAN_US	1000000	/* longer streams count as 1 s */
+#define IMTCP_STANDING_SPAN_US	1000000	/* longer streams count as 1 s */
 /*
  * The standard error's linear fit (rse_stream) counts segments in
  * 1/IMTCP_SEG_UNIT and the queue z = segments - A * time in the same
- * units; z beyond +-IMTCP_Z_MAX (2^24: 65,536 segments) gives no standard
+ * units; z beyond +-IMTCP_RSE_Z_MAX (2^24: 65,536 segments) gives no standard
  * error, which keeps the sums of products of up to IMTCP_N_MAX *
  * IMTCP_K_MAX samples within s64 (2^50 each, at most 2^57 together).
  */
 #define IMTCP_SEG_UNIT		256
-#define IMTCP_Z_MAX		16777216
+#define IMTCP_RSE_Z_MAX		16777216
 
 /* Integer square root (Newton), for the fit's correlation score. */
 static u64 isqrt64(u64 x)
@@ -232,7 +232,7 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 }
 
 /* Sums of the standing-queue fit: x1 bytes, x2 us, y delay us. */
-struct fluid_sums {
+struct standing_sums {
 	s64 s11, s12, s22;	/* x1 x1, x1 x2, x2 x2 */
 	s64 s1y, s2y;		/* x1 y, x2 y */
 	u32 samples, streams;
@@ -243,7 +243,7 @@ struct fluid_sums {
  * means (one offset per stream): x1 the bytes sent since its first
  * sample, x2 the time since that sample left, y the delay.
  */
-static void fluid_stream(const struct imtcp_stream *st, struct fluid_sums *f)
+static void standing_stream(const struct imtcp_stream *st, struct standing_sums *f)
 {
 	s64 m1 = 0, m2 = 0, my = 0, p11 = 0, p12 = 0, p22 = 0, p1y = 0;
 	s64 p2y = 0, x1, x2;
@@ -254,7 +254,7 @@ static void fluid_stream(const struct imtcp_stream *st, struct fluid_sums *f)
 	for (i = 0; i < n; i++) {
 		x1 = (s64)(st->s[i].seg - st->s[0].seg) * st->seg_bytes;
 		x2 = clamp_t(s32, (s32)(st->s[i].tx_us - st->s[0].tx_us), 0,
-			     IMTCP_FLUID_SPAN_US);
+			     IMTCP_STANDING_SPAN_US);
 		m1 += x1;
 		m2 += x2;
 		my += d[i];
@@ -301,7 +301,7 @@ static u32 fit_shift(s64 a, s64 b, s64 c)
  * 0 if the fit finds no service time (delays that do not grow with the
  * bytes sent) or no positive A.
  */
-static u64 fluid_solve(struct fluid_sums *f)
+static u64 standing_solve(struct standing_sums *f)
 {
 	u32 sx = fit_shift(f->s11, f->s12, f->s22);
 	u32 sy = fit_shift(f->s1y, f->s2y, 0);
@@ -326,77 +326,80 @@ static u64 fluid_solve(struct fluid_sums *f)
 }
 
 /*
- * A positive number m * 2^e, m in [2^31, 2^32) (m == 0: zero), for the
- * ratios of large sums the standard error needs: exact enough (31 bits)
- * and free of overflow whatever the sums.
+ * A positive number in scientific notation, mant * 2^exp2, mant in
+ * [2^31, 2^32) (mant == 0: zero), for the ratios of large sums the
+ * standard error needs: exact enough (31 bits) and free of overflow
+ * whatever the sums.
  */
-struct fx {
-	u64 m;
-	s32 e;
+struct sci {
+	u64 mant;
+	s32 exp2;
 };
 
-static struct fx fx_make(u64 m, s32 e)
+static struct sci sci_make(u64 mant, s32 exp2)
 {
-	if (!m)
-		return (struct fx){ 0, 0 };
-	while (m >= (1ULL << 32)) {
-		m >>= 1;
-		e++;
+	if (!mant)
+		return (struct sci){ 0, 0 };
+	while (mant >= (1ULL << 32)) {
+		mant >>= 1;
+		exp2++;
 	}
-	while (m < (1ULL << 31)) {
-		m <<= 1;
-		e--;
+	while (mant < (1ULL << 31)) {
+		mant <<= 1;
+		exp2--;
 	}
-	return (struct fx){ m, e };
+	return (struct sci){ mant, exp2 };
 }
 
-static struct fx fx_mul(struct fx a, struct fx b)
+static struct sci sci_mul(struct sci a, struct sci b)
 {
-	return fx_make(a.m * b.m, a.e + b.e);
+	return sci_make(a.mant * b.mant, a.exp2 + b.exp2);
 }
 
 /* a / b; b == 0 gives zero (callers check their divisors). */
-static struct fx fx_div(struct fx a, struct fx b)
+static struct sci sci_div(struct sci a, struct sci b)
 {
-	if (!b.m)
-		return (struct fx){ 0, 0 };
-	return fx_make(div64_u64(a.m << 31, b.m), a.e - b.e - 31);
+	if (!b.mant)
+		return (struct sci){ 0, 0 };
+	return sci_make(div64_u64(a.mant << 31, b.mant), a.exp2 - b.exp2 - 31);
 }
 
 /* a - b, zero if b >= a. */
-static struct fx fx_sub(struct fx a, struct fx b)
+static struct sci sci_sub(struct sci a, struct sci b)
 {
 	u32 sh;
 
-	if (!b.m)
+	if (!b.mant)
 		return a;
-	if (!a.m || b.e > a.e)
-		return (struct fx){ 0, 0 };
-	sh = a.e - b.e;
-	b.m = sh < 64 ? b.m >> sh : 0;
-	return a.m > b.m ? fx_make(a.m - b.m, a.e) : (struct fx){ 0, 0 };
+	if (!a.mant || b.exp2 > a.exp2)
+		return (struct sci){ 0, 0 };
+	sh = a.exp2 - b.exp2;
+	b.mant = sh < 64 ? b.mant >> sh : 0;
+	if (a.mant <= b.mant)
+		return (struct sci){ 0, 0 };
+	return sci_make(a.mant - b.mant, a.exp2);
 }
 
 /* a as an integer, at most @max. */
-static u64 fx_int(struct fx a, u64 max)
+static u64 sci_int(struct sci a, u64 max)
 {
-	s32 e = a.e;
+	s32 exp2 = a.exp2;
 
-	if (!a.m || e <= -32)
+	if (!a.mant || exp2 <= -32)
 		return 0;
-	if (e < 0)
-		return min_t(u64, a.m >> -e, max);
-	if (e >= 32 || (a.m << e) > max)
+	if (exp2 < 0)
+		return min_t(u64, a.mant >> -exp2, max);
+	if (exp2 >= 32 || (a.mant << exp2) > max)
 		return max;
-	return a.m << e;
+	return a.mant << exp2;
 }
 
-static struct fx fx_abs(s64 v)
+static struct sci sci_abs(s64 v)
 {
-	return fx_make(magnitude(v), 0);
+	return sci_make(magnitude(v), 0);
 }
 
-/* Sums over the samples for fluid_rse, deviations per stream. */
+/* Sums over the samples for standing_rse, deviations per stream. */
 struct rse_sums {
 	s64 zz, zy, yy;		/* z: queue model at A, y: delay */
 	s64 aa, tt, at;		/* a: segments sent, t: time */
@@ -421,9 +424,9 @@ static bool rse_stream(const struct imtcp_stream *st, u64 ap,
 	for (i = 0; i < n; i++) {
 		a[i] = (s64)(st->s[i].seg - st->s[0].seg) * IMTCP_SEG_UNIT;
 		t[i] = clamp_t(s32, (s32)(st->s[i].tx_us - st->s[0].tx_us), 0,
-			       IMTCP_FLUID_SPAN_US);
+			       IMTCP_STANDING_SPAN_US);
 		z[i] = a[i] - (s64)((ap * (u64)t[i]) >> 16);
-		if (z[i] > IMTCP_Z_MAX || z[i] < -IMTCP_Z_MAX)
+		if (z[i] > IMTCP_RSE_Z_MAX || z[i] < -IMTCP_RSE_Z_MAX)
 			return false;
 		ma += a[i];
 		mt += t[i];
@@ -461,10 +464,10 @@ static bool rse_stream(const struct imtcp_stream *st, u64 ap,
  * s^2 the residual variance, det = sum a a * sum t t - (sum a t)^2 (how
  * well the streams' spread of rates pins A down).
  */
-static u32 fluid_rse(const struct imtcp_stream *st, u32 k, u64 a_bps)
+static u32 standing_rse(const struct imtcp_stream *st, u32 k, u64 a_bps)
 {
 	struct rse_sums f = { 0 };
-	struct fx sse, det, ba, rse2, zy, zz;
+	struct sci sse, det, ba, rse2, zy, zz;
 	u64 ap = 0;
 	u32 i;
 
@@ -482,20 +485,20 @@ static u32 fluid_rse(const struct imtcp_stream *st, u32 k, u64 a_bps)
 	}
 	if (f.zy <= 0 || f.zz <= 0 || f.samples <= f.streams + 2)
 		return IMTCP_RSE_MAX;
-	zy = fx_abs(f.zy);
-	zz = fx_abs(f.zz);
-	sse = fx_sub(fx_abs(f.yy), fx_div(fx_mul(zy, zy), zz));
-	det = fx_sub(fx_mul(fx_abs(f.aa), fx_abs(f.tt)),
-		     fx_mul(fx_abs(f.at), fx_abs(f.at)));
-	ba = fx_div(fx_mul(zy, fx_make(ap, -16)), zz);
-	if (!det.m || !ba.m)
+	zy = sci_abs(f.zy);
+	zz = sci_abs(f.zz);
+	sse = sci_sub(sci_abs(f.yy), sci_div(sci_mul(zy, zy), zz));
+	det = sci_sub(sci_mul(sci_abs(f.aa), sci_abs(f.tt)),
+		      sci_mul(sci_abs(f.at), sci_abs(f.at)));
+	ba = sci_div(sci_mul(zy, sci_make(ap, -16)), zz);
+	if (!det.mant || !ba.mant)
 		return IMTCP_RSE_MAX;
-	rse2 = fx_div(fx_mul(sse, zz),
-		      fx_mul(fx_mul(ba, ba),
-			     fx_mul(det, fx_make(f.samples - f.streams - 2,
-						 0))));
-	rse2 = fx_mul(rse2, fx_make(1000000, 0));	/* permille^2 */
-	return max_t(u32, isqrt64(fx_int(rse2, (u64)IMTCP_RSE_MAX *
+	rse2 = sci_div(sci_mul(sse, zz),
+		       sci_mul(sci_mul(ba, ba),
+			       sci_mul(det, sci_make(f.samples - f.streams - 2,
+						     0))));
+	rse2 = sci_mul(rse2, sci_make(1000000, 0));	/* permille^2 */
+	return max_t(u32, isqrt64(sci_int(rse2, (u64)IMTCP_RSE_MAX *
 					       IMTCP_RSE_MAX)), 1);
 }
 
@@ -516,7 +519,7 @@ static bool standing_queue(const struct imtcp_stream *st, u32 k,
 		if (!usable(&st[i]))
 			continue;
 		if (!st[i].seg_bytes ||
-		    imtcp_lowest_delay(&st[i]) - base_us <= c->noise_us)
+		    imtcp_lowest_delay_us(&st[i]) - base_us <= c->noise_us)
 			return false;
 		n++;
 	}
@@ -535,19 +538,19 @@ static bool standing_queue(const struct imtcp_stream *st, u32 k,
  * pace up): the fit's A then sits at lo_bps / 2, which says only that A is
  * lower.
  */
-static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 lo_bps,
-			     u64 hi_bps, enum imtcp_edge *edge, u32 *rse)
+static u64 standing_fit(const struct imtcp_stream *st, u32 k, u64 lo_bps,
+			u64 hi_bps, enum imtcp_edge *edge, u32 *rse)
 {
-	struct fluid_sums f = { 0 };
+	struct standing_sums f = { 0 };
 	u64 a;
 	u32 i;
 
 	for (i = 0; i < k; i++)
 		if (usable(&st[i]))
-			fluid_stream(&st[i], &f);
+			standing_stream(&st[i], &f);
 	if (f.samples < f.streams + 3)	/* two coefficients, one offset each */
 		return 0;
-	a = fluid_solve(&f);
+	a = standing_solve(&f);
 	if (!a)
 		return 0;
 	if (a <= lo_bps / 2) {
@@ -558,7 +561,7 @@ static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 lo_bps,
 		*edge = IMTCP_EDGE_HIGH;
 		return 2 * hi_bps;
 	}
-	*rse = fluid_rse(st, k, a);
+	*rse = standing_rse(st, k, a);
 	return a;
 }
 
@@ -571,7 +574,7 @@ static u64 fluid_measurement(const struct imtcp_stream *st, u32 k, u64 lo_bps,
  * of an empty one), the standing-queue fit gives A; if not, the joint
  * Lindley fit places it, and at the range's lowest candidate A is at or
  * below lo_bps (edge). Returns 0 when the measurement gave no answer.
- * @rse: the result's relative standard error in permille (fluid_rse,
+ * @rse: the result's relative standard error in permille (standing_rse,
  * for the standing-queue fit's answers), 0 if not known.
  */
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
@@ -602,7 +605,7 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 	if (hi_bps <= lo_bps)
 		return 0;
 	if (standing_queue(st, k, cfg, base_us))
-		return fluid_measurement(st, k, lo_bps, hi_bps, edge, rse);
+		return standing_fit(st, k, lo_bps, hi_bps, edge, rse);
 	c = fit_measurement(st, k, cfg->n, lo_bps, hi_bps);
 	if (c >= IMTCP_FIT_STEPS)
 		return 0;

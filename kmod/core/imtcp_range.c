@@ -15,14 +15,14 @@
 #define IMTCP_FIRST_LO_DIV	2	/* first range: hint / 2 .. */
 #define IMTCP_FIRST_HI_MUL	16	/* .. hint * 16 */
 
-static void set_range(struct imtcp_est *e, u64 lo, u64 hi)
+static void set_range(struct imtcp_est *e, u64 lo_bps, u64 hi_bps)
 {
-	if (lo < IMTCP_RATE_MIN)
-		lo = IMTCP_RATE_MIN;
-	if (hi < lo + lo / 10 + IMTCP_RATE_MIN)
-		hi = lo + lo / 10 + IMTCP_RATE_MIN;
-	e->lo_bps = lo;
-	e->hi_bps = hi;
+	if (lo_bps < IMTCP_RATE_MIN)
+		lo_bps = IMTCP_RATE_MIN;
+	if (hi_bps < lo_bps + lo_bps / 10 + IMTCP_RATE_MIN)
+		hi_bps = lo_bps + lo_bps / 10 + IMTCP_RATE_MIN;
+	e->lo_bps = lo_bps;
+	e->hi_bps = hi_bps;
 }
 
 /*
@@ -45,10 +45,11 @@ void imtcp_first_range(struct imtcp_est *e, u64 hint_bps)
  */
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps)
 {
-	u64 w = e->hi_bps - e->lo_bps;
+	u64 width_bps = e->hi_bps - e->lo_bps;
 
 	if (e->lo_bps < floor_bps)
-		set_range(e, floor_bps, max_t(u64, e->hi_bps, floor_bps + w / 2));
+		set_range(e, floor_bps,
+			  max_t(u64, e->hi_bps, floor_bps + width_bps / 2));
 	if (cap_bps > floor_bps && e->hi_bps > cap_bps)
 		set_range(e, min_t(u64, e->lo_bps, cap_bps / 2), cap_bps);
 }
@@ -73,18 +74,24 @@ u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps)
 }
 
 /*
- * The next range after a result at an edge of [lo_bps, hi_bps] (@w
- * wide): past that edge, wider. Returns false for a result inside the range.
+ * The next range after a result at an edge of [lo_bps, hi_bps]
+ * (@width_bps wide): past that edge, wider. Returns false for a result
+ * inside the range.
  */
-bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w)
+bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge,
+			   u64 width_bps)
 {
+	u64 half_bps = width_bps / 2;
+
 	switch (edge) {
 	case IMTCP_EDGE_HIGH:
-		set_range(e, e->hi_bps - w / 2, e->hi_bps + w + w / 2);
+		set_range(e, e->hi_bps - half_bps,
+			  e->hi_bps + width_bps + half_bps);
 		return true;
 	case IMTCP_EDGE_LOW:
-		set_range(e, e->lo_bps > w + w / 2 ? e->lo_bps - w - w / 2 : 0,
-			  e->lo_bps + w / 2);
+		set_range(e, e->lo_bps > width_bps + half_bps ?
+			  e->lo_bps - width_bps - half_bps : 0,
+			  e->lo_bps + half_bps);
 		return true;
 	default:
 		return false;
@@ -92,14 +99,14 @@ bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge, u64 w)
 }
 
 /*
- * The next range after a result @fit inside the last one: from half of
- * it to three times it, wider by @spread_bps (twice the recent results'
+ * The next range after a result @fit_bps inside the last one: from half
+ * of it to three times it, wider by @spread_bps (twice the recent results'
  * spread) where they spread more.
  */
-void imtcp_range_around(struct imtcp_est *e, u64 fit, u64 spread_bps)
+void imtcp_range_around(struct imtcp_est *e, u64 fit_bps, u64 spread_bps)
 {
-	u64 lo = fit > spread_bps ? fit - spread_bps : 0;
+	u64 lo_bps = fit_bps > spread_bps ? fit_bps - spread_bps : 0;
 
-	set_range(e, min_t(u64, fit / 2, lo),
-		  max_t(u64, fit * IMTCP_RANGE_UP, fit + spread_bps));
+	set_range(e, min_t(u64, fit_bps / 2, lo_bps),
+		  max_t(u64, fit_bps * IMTCP_RANGE_UP, fit_bps + spread_bps));
 }

@@ -35,7 +35,7 @@ static void sort_samples(struct imtcp_stream *st)
 }
 
 /* The lowest delay of a stream's samples (it has at least one). */
-s32 imtcp_lowest_delay(const struct imtcp_stream *st)
+s32 imtcp_lowest_delay_us(const struct imtcp_stream *st)
 {
 	s32 low = st->s[0].delay_us;
 	u32 i;
@@ -51,7 +51,7 @@ s32 imtcp_lowest_delay(const struct imtcp_stream *st)
  */
 u32 imtcp_rel_delays(const struct imtcp_stream *st, s32 *d)
 {
-	s32 floor = imtcp_lowest_delay(st);
+	s32 floor = imtcp_lowest_delay_us(st);
 	u32 i, first = 0;
 
 	for (i = 0; i < st->nsamples; i++) {

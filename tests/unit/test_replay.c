@@ -133,7 +133,7 @@ static void quantiles(double *err, u32 n, double *median, double *p90)
  * doubles, from the definition: least squares of the delays on bytes
  * sent and time elapsed (one offset per stream), the delta method for
  * the ratio of the two coefficients. The module computes it in integers
- * (fluid_rse); this is what it must agree with.
+ * (standing_rse); this is what it must agree with.
  */
 static double rse_double(const struct imtcp_stream *st, u32 k)
 {
