@@ -27,10 +27,10 @@
  * delivered at more than A. Results of the fit scatter to both sides of
  * A with the cross traffic's bursts (in an accuracy run at MTU 9000,
  * C = 100 Mbit/s, CBR cross traffic and A = 59.5, a tenth of them read
- * 17 or more below A), and the estimate's median of three (five since)
- * let two low ones in a row through. So a result is also held at 9/10
- * of the busy rate, taken here as the lowest of the two windows' maxima
- * and the highest since the last measurement (imtcp_busy_floor_bps):
+ * 17 or more below A), and a short median lets low ones through when
+ * they come in a row. So a result is also held at 9/10 of the busy
+ * rate, taken here as the lowest of the two windows' maxima and the
+ * highest since the last measurement (imtcp_busy_floor_bps):
  * where the queue grew or drained and the connection got more than A (a
  * slow start's overshoot, the window it had before A fell, until its
  * next loss), that lasts an RTT or two.

@@ -222,6 +222,7 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 				fit_stream(&st[i], n, a, inv[i], &f);
 		if (f.sxx <= 0 || f.sxd <= 0)
 			continue;
+		/* sxd / sqrt(sxx), times 2^16: only compared */
 		score = div64_u64((u64)f.sxd << 16, isqrt64((u64)f.sxx));
 		if (score > best) {
 			best = score;
