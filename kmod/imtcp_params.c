@@ -20,68 +20,26 @@ static unsigned int free_starts = 2;
 static unsigned int fail_alloc_every;
 static bool measure = true;
 
-static int set_stream_len(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, IMTCP_N_MIN, IMTCP_N_MAX);
+/*
+ * The ops of an unsigned parameter that takes @lo to @hi: a write out of
+ * that range is refused with EINVAL and leaves the value as it was.
+ */
+#define IMTCP_UINT_RANGE(name, lo, hi)					\
+static int set_##name(const char *val, const struct kernel_param *kp)	\
+{									\
+	return param_set_uint_minmax(val, kp, lo, hi);			\
+}									\
+static const struct kernel_param_ops name##_ops = {			\
+	.set = set_##name, .get = param_get_uint,			\
 }
 
-static int set_streams(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, IMTCP_K_MAX);
-}
-
-static int set_noise(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 100000);
-}
-
-static int set_gain(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 4);
-}
-
-static int set_budget(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, IMTCP_BUDGET_MAX);
-}
-
-static int set_free_starts(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, IMTCP_FREE_MAX);
-}
-
-static int set_fail_alloc(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 1000000);
-}
-
-static const struct kernel_param_ops stream_len_ops = {
-	.set = set_stream_len, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops streams_ops = {
-	.set = set_streams, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops noise_ops = {
-	.set = set_noise, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops gain_ops = {
-	.set = set_gain, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops budget_ops = {
-	.set = set_budget, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops free_starts_ops = {
-	.set = set_free_starts, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops fail_alloc_ops = {
-	.set = set_fail_alloc, .get = param_get_uint,
-};
+IMTCP_UINT_RANGE(stream_len, IMTCP_N_MIN, IMTCP_N_MAX);
+IMTCP_UINT_RANGE(streams, 1, IMTCP_K_MAX);
+IMTCP_UINT_RANGE(noise, 0, 100000);
+IMTCP_UINT_RANGE(gain, 0, 4);
+IMTCP_UINT_RANGE(budget, 1, IMTCP_BUDGET_MAX);
+IMTCP_UINT_RANGE(free_starts, 0, IMTCP_FREE_MAX);
+IMTCP_UINT_RANGE(fail_alloc, 0, 1000000);
 
 module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
 MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10); an application-limited sender's streams are as long as its writes, 5-16");

@@ -5,7 +5,8 @@
 # selection by sysctl and by iperf3 -C, the refusal to unload while a
 # socket uses it, and odd socket paths (SYN_SENT, disconnect, a refused
 # connect, dual stack) that leave no socket or module reference behind;
-# rmmod after connection churn in three namespaces that defaulted to it.
+# rmmod after connection churn in three namespaces that defaulted to it;
+# every module parameter refusing values outside its range.
 source "$(dirname "$0")/lib.sh"
 require_root
 
@@ -31,6 +32,35 @@ test_params_listed() {
 		fail "modinfo shows no description"
 	modinfo -F alias "$TOP/imtcp.ko" | grep -qx tcp_imtcp ||
 		fail "no tcp_imtcp alias (sysctl autoload needs it)"
+}
+
+# Every parameter takes only its range: a write outside it is refused
+# and leaves the value as it was; both ends are taken.
+test_params_range_checked() {
+	local d=/sys/module/imtcp/parameters p lo hi old bad
+	while read -r p lo hi; do
+		old=$(cat $d/$p)
+		for bad in $((lo - 1)) $((hi + 1)) x; do
+			if echo "$bad" 2>/dev/null > $d/$p; then
+				echo "$old" > $d/$p
+				fail "$p took $bad (range $lo-$hi)"
+			fi
+			[ "$(cat $d/$p)" = "$old" ] ||
+				fail "$p is $(cat $d/$p) after a refused write"
+		done
+		echo "$lo" > $d/$p && echo "$hi" > $d/$p ||
+			fail "$p refused an end of $lo-$hi"
+		echo "$old" > $d/$p
+	done <<-EOF
+	stream_len 5 16
+	streams 1 8
+	noise_us 0 100000
+	gain_shift 0 4
+	hold_budget 1 100
+	free_starts 0 8
+	fail_alloc_every 0 1000000
+	EOF
+	echo "seven parameters refuse values outside their ranges"
 }
 
 # A connection that sets nothing gets the default: imtcp after the sysctl.
@@ -222,9 +252,10 @@ test_unload_after_churn() {
 	insmod "$TOP/imtcp.ko" || fail "reload failed"
 }
 
-tap_begin 10
+tap_begin 11
 run_test load_unload test_load_unload
 run_test modinfo test_params_listed
+run_test params_range_checked test_params_range_checked
 run_test sysctl_default test_sysctl_default
 run_test ss_shows_imtcp test_ss_shows_imtcp
 run_test loopback_says_why test_loopback_says_why
