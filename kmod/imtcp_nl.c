@@ -229,6 +229,8 @@ static int get_sock_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct dump_ctx d = { .skb = skb, .cb = cb };
 	u64 stop;
 
+	if (cb->args[0] == U64_MAX)	/* every socket sent */
+		return 0;
 	stop = imtcp_registry_walk(sock_net(skb->sk), cb->args[0], dump_one,
 				   &d);
 	cb->args[0] = stop ? stop : U64_MAX;

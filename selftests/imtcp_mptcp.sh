@@ -40,7 +40,7 @@ trap 'topo_down; rm -rf "$WORK"' EXIT
 # end (the subflows close with the connection) ss's byte counts; all in
 # WORK/CC.*
 transfer_mptcp() {
-	local cc=$1 rcv snd
+	local cc=$1 rcv snd t0
 	in_rcv "$XFER" recv -m -p 5701 2> "$WORK/$cc.recv" &
 	rcv=$!
 	rcv_listening 5701 || { kill "$rcv"; return 1; }
