@@ -88,6 +88,7 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->n_full = n;
 	cu->n_writes = 0;
 	cu->short_segs = 0;
+	cu->pending_segs = 0;
 	cu->rest_until_us = 0;
 	cu->write_seq = 0;
 	cu->write_us = 0;
@@ -145,32 +146,68 @@ static bool write_finished(const struct imtcp_cu *cu,
 }
 
 /*
- * A hold or a stream ended short on @segs segments. It was an
- * application-limited write of @segs when the window did not limit the
- * sender, the write was finished, and the one before ended so too
- * (writes of a media sender's frames, one after the other); then the
- * next streams are as long as the shorter of the two; holds that end
- * with less than IMTCP_N_MIN (most often a hold begun between writes that
- * the ACK clock ended before the next) come between them unheeded. A
- * sender that a CPU paces (loopback) ends holds short in the middle of
- * its writing: not a write's length.
+ * A finished write ended a hold or a stream short on @segs segments. Two
+ * in a row (writes of a media sender's frames, one after the other): the
+ * next streams are as long as the shorter of the two, and m no longer.
  */
-static void writes_short(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
-			 u32 segs)
+static void write_was_short(struct imtcp_cu *cu, u32 segs)
 {
 	u32 prev = cu->short_segs;
 
-	if (cu->limited || !write_finished(cu, v)) {
-		cu->short_segs = 0;
-		return;
-	}
-	if (segs < IMTCP_N_MIN || segs >= cu->n_full)
-		return;		/* an empty hold tells nothing */
 	cu->short_segs = segs;
 	if (!prev)
 		return;
 	cu->n_writes = min_t(u32, prev, segs);
 	cu->m = min_t(u32, cu->m, cu->n_writes);
+}
+
+/*
+ * A hold or a stream ended short on @segs segments. It was an
+ * application-limited write of @segs when the window did not limit the
+ * sender and the write was finished: no byte came for srtt >>
+ * IMTCP_WRITE_QUIET_SHIFT after it. Most often that is known only later:
+ * the hold of a frame written while the previous one's last ACKs were
+ * on their way ends with that last ACK, a few ms after the write, and
+ * such a frame is judged at the next write or once the quiet time has
+ * passed (judge_pending). Holds that end with less than IMTCP_N_MIN
+ * (most often a hold begun between writes that the ACK clock ended
+ * before the next) come between them unheeded, and so do ends at or
+ * beyond the stream length: nothing to shorten. A sender that a CPU
+ * paces (loopback) ends holds short in the middle of its writing: its
+ * next write follows at once, and that is not a write's length.
+ */
+static void writes_short(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
+			 u32 segs)
+{
+	if (cu->limited) {
+		cu->short_segs = 0;
+		cu->pending_segs = 0;
+		return;
+	}
+	if (segs < IMTCP_N_MIN || segs >= imtcp_cu_stream_len(cu))
+		return;		/* an empty hold tells nothing */
+	if (write_finished(cu, v))
+		write_was_short(cu, segs);
+	else
+		cu->pending_segs = segs;
+}
+
+/*
+ * A short end whose write was not known finished: finished if no byte
+ * came for the quiet time since the write, not if the next write came
+ * sooner. Called before the step notes a new write.
+ */
+static void judge_pending(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
+{
+	if (!cu->pending_segs)
+		return;
+	if (!write_finished(cu, v) && v->write_seq == cu->write_seq)
+		return;		/* too early to tell */
+	if (write_finished(cu, v))
+		write_was_short(cu, cu->pending_segs);
+	else
+		cu->short_segs = 0;	/* the next write came too soon */
+	cu->pending_segs = 0;
 }
 
 /*
@@ -279,6 +316,8 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	dt = v->now_us - cu->last_us;
 	cu->last_us = v->now_us;
+	if (cu->started)
+		judge_pending(cu, v);
 	if (!cu->started || v->write_seq != cu->write_seq) {
 		cu->write_seq = v->write_seq;
 		cu->write_us = v->now_us;
@@ -430,6 +469,7 @@ static u32 step_send(struct imtcp_cu *cu, u32 n, u32 k,
 	if (v->sent >= n) {
 		cu->failed_holds = 0;
 		cu->short_segs = 0;
+		cu->pending_segs = 0;
 		cu->stream++;
 		return IMTCP_CU_STREAM_DONE |
 		       goto_state(cu, cu->stream >= k ? IMTCP_STATE_PASS : IMTCP_STATE_EMPTY);

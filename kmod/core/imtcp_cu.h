@@ -62,6 +62,7 @@ struct imtcp_cu {
 	u8 n_full;	/* N, the stream length the connection was given */
 	u8 n_writes;	/* streams as long as the writes (0: N) */
 	u8 short_segs;	/* the last hold or stream a finished write cut */
+	u8 pending_segs;/* one a write cut that may not be finished yet */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
 	u32 write_seq;	/* the application's write_seq at the last step */

@@ -344,6 +344,12 @@ static struct imtcp_cu_view writes(u32 segs)
 }
 
 #define FRAME_GAP_US	3000000	/* frames this far apart: any rest is over */
+
+/* One step with the stream length the module passes (imtcp_meas.c). */
+static u32 step_as_module(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
+{
+	return imtcp_cu_step(cu, imtcp_cu_stream_len(cu), K, v);
+}
 #define QUIET_US	10000	/* a hold ends so long after its write */
 
 /*
@@ -364,7 +370,7 @@ static u32 frame_at(struct imtcp_cu *cu, struct imtcp_cu_view *v, u32 segs,
 	v->sent = 0;
 	v->slot_due = false;
 	cu->deadline_us = t_us + 2 * QUIET_US;	/* the module's, on STORE */
-	return imtcp_cu_step(cu, N, K, v);
+	return step_as_module(cu, v);
 }
 
 /* A frame of @segs whose hold ends with nothing more written. */
@@ -374,7 +380,7 @@ static u32 short_frame(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 	frame_at(cu, v, segs, t_us);
 	v->now_us = t_us + QUIET_US;
 	v->in_flight = 0;
-	return imtcp_cu_step(cu, N, K, v);
+	return step_as_module(cu, v);
 }
 
 /*
@@ -407,8 +413,9 @@ TEST(short_writes_shorten_the_streams)
 
 /*
  * A sender that a CPU paces (loopback) ends holds short while it is
- * still writing: the write that came with the failure is not finished,
- * and the streams stay N long however often that happens.
+ * still writing: the write that came with the failure is not finished
+ * (its next write follows 2 us later), and the streams stay N long
+ * however often that happens.
  */
 TEST(holds_cut_while_writing_do_not_shorten)
 {
@@ -425,6 +432,9 @@ TEST(holds_cut_while_writing_do_not_shorten)
 		v.in_flight = 0;
 		f = imtcp_cu_step(&cu, N, K, &v);
 		ASSERT_TRUE(f & IMTCP_CU_FAILED);
+		v.now_us += 2;
+		v.write_seq += 1448;		/* and goes on writing */
+		imtcp_cu_step(&cu, N, K, &v);
 		EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 	}
 	EXPECT_EQ(N, cu.m);
@@ -474,13 +484,13 @@ static u32 dry_frame(struct imtcp_cu *cu, struct imtcp_cu_view *v, u32 segs,
 {
 	frame_at(cu, v, segs, t_us);
 	if (cu->state == IMTCP_STATE_STORE)
-		imtcp_cu_step(cu, N, K, v);
+		step_as_module(cu, v);
 	v->now_us = t_us + QUIET_US;
 	v->held = 0;
 	v->unsent = 0;
 	v->sent = segs;
 	v->slot_due = true;
-	return imtcp_cu_step(cu, N, K, v);
+	return step_as_module(cu, v);
 }
 
 /* Streams that short writes left dry, twice: streams of what they sent. */
@@ -499,6 +509,68 @@ TEST(a_stream_dry_after_a_short_write_shortens_the_streams)
 	EXPECT_TRUE(f & IMTCP_CU_FAILED);
 	EXPECT_EQ(7, imtcp_cu_stream_len(&cu));
 	EXPECT_EQ(6, cu.m);
+}
+
+/*
+ * A frame written while the last ACKs of the one before were on their
+ * way: its hold ends with the last ACK 2 ms after the write, before the
+ * write is known finished. The next frame, 40 ms later, shows it was;
+ * two such frames and the streams are as long as the frames (traced:
+ * left unjudged, 36 s without an estimate).
+ */
+static u32 frame_cut_by_ack(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+			    u32 segs, u32 t_us)
+{
+	u32 f;
+
+	frame_at(cu, v, segs, t_us);
+	v->now_us = t_us + 2000;
+	v->in_flight = 0;
+	f = step_as_module(cu, v);
+	v->now_us = t_us + 40000;		/* an ACK of what left */
+	step_as_module(cu, v);
+	return f;
+}
+
+TEST(a_frame_cut_by_its_last_ack_is_judged_later)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+
+	EXPECT_TRUE(frame_cut_by_ack(&cu, &v, 8, 10000) & IMTCP_CU_FAILED);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+	EXPECT_TRUE(frame_cut_by_ack(&cu, &v, 9, 10000 + FRAME_GAP_US) &
+		    IMTCP_CU_FAILED);
+	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));
+	EXPECT_EQ(8, cu.m);
+}
+
+/*
+ * Streams that a long write made longer than the writes that follow (a
+ * first hold that gathered a frame and a half: 14), m grown past the
+ * frames by a stream that ran dry (11), frames of 10: every hold ends
+ * short of m. The frames shorten the streams again, and the next frame
+ * starts a stream.
+ */
+TEST(streams_longer_than_the_writes_come_back_to_them)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t = 10000;
+
+	frame_at(&cu, &v, 14, t);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
+	ASSERT_EQ(14, imtcp_cu_stream_len(&cu));
+	cu.state = IMTCP_STATE_EMPTY;		/* the stream ran dry: */
+	cu.m = 11;				/* m + 1 */
+	frame_cut_by_ack(&cu, &v, 10, t += FRAME_GAP_US);
+	short_frame(&cu, &v, 10, t += FRAME_GAP_US);
+	EXPECT_EQ(10, imtcp_cu_stream_len(&cu));
+	EXPECT_EQ(10, cu.m);
+	frame_at(&cu, &v, 10, t += FRAME_GAP_US);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
 }
 
 /* A stream that starts with N held: the next streams are N long again. */
