@@ -136,13 +136,17 @@ u32 imtcp_cu_stream_len(const struct imtcp_cu *cu)
 }
 
 /*
- * The application has written nothing for srtt >> IMTCP_WRITE_QUIET_SHIFT:
- * its write is finished, and what it left is all a stream can have.
+ * The application has written nothing for srtt >> IMTCP_WRITE_QUIET_SHIFT
+ * and does not wait for room in its send buffer: its write is finished,
+ * and what it left is all a stream can have. A writer that its buffer
+ * holds back (loopback: a window larger than the buffer) writes again
+ * as soon as ACKs make room, however long that took.
  */
 static bool write_finished(const struct imtcp_cu *cu,
 			   const struct imtcp_cu_view *v)
 {
-	return v->now_us - cu->write_us >= v->srtt_us >> IMTCP_WRITE_QUIET_SHIFT;
+	return !v->writer_waits &&
+	       v->now_us - cu->write_us >= v->srtt_us >> IMTCP_WRITE_QUIET_SHIFT;
 }
 
 /*
@@ -163,23 +167,23 @@ static void write_was_short(struct imtcp_cu *cu, u32 segs)
 
 /*
  * A hold or a stream ended short on @segs segments. It was an
- * application-limited write of @segs when the window did not limit the
- * sender and the write was finished: no byte came for srtt >>
- * IMTCP_WRITE_QUIET_SHIFT after it. Most often that is known only later:
- * the hold of a frame written while the previous one's last ACKs were
- * on their way ends with that last ACK, a few ms after the write, and
- * such a frame is judged at the next write or once the quiet time has
- * passed (judge_pending). Holds that end with less than IMTCP_N_MIN
- * (most often a hold begun between writes that the ACK clock ended
- * before the next) come between them unheeded, and so do ends at or
- * beyond the stream length: nothing to shorten. A sender that a CPU
- * paces (loopback) ends holds short in the middle of its writing: its
- * next write follows at once, and that is not a write's length.
+ * application-limited write of @segs when neither the window nor the
+ * send buffer held the sender back and the write was finished: no byte
+ * came for srtt >> IMTCP_WRITE_QUIET_SHIFT after it. Most often that is
+ * known only later: the hold of a frame written while the previous
+ * one's last ACKs were on their way ends with that last ACK, a few ms
+ * after the write, and such a frame is judged at the next write
+ * (judge_pending). Holds that end with less than IMTCP_N_MIN (most often
+ * a hold begun between writes that the ACK clock ended before the next)
+ * come between them unheeded, and so do ends at or beyond the stream
+ * length: nothing to shorten. A sender that a CPU paces (loopback) ends
+ * holds short in the middle of its writing: its next write follows at
+ * once, or it waits for buffer room, and that is not a write's length.
  */
 static void writes_short(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 			 u32 segs)
 {
-	if (cu->limited) {
+	if (cu->limited || v->writer_waits) {
 		cu->short_segs = 0;
 		cu->pending_segs = 0;
 		return;
@@ -193,20 +197,21 @@ static void writes_short(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 }
 
 /*
- * A short end whose write was not known finished: finished if no byte
- * came for the quiet time since the write, not if the next write came
- * sooner. Called before the step notes a new write.
+ * A short end whose write was not known finished is judged at the next
+ * write: finished if that came after the quiet time, not if sooner, nor
+ * if the writer waited for buffer room meanwhile. Called before the step
+ * notes a new write.
  */
 static void judge_pending(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	if (!cu->pending_segs)
 		return;
-	if (!write_finished(cu, v) && v->write_seq == cu->write_seq)
-		return;		/* too early to tell */
+	if (!v->writer_waits && v->write_seq == cu->write_seq)
+		return;		/* not yet */
 	if (write_finished(cu, v))
 		write_was_short(cu, cu->pending_segs);
 	else
-		cu->short_segs = 0;	/* the next write came too soon */
+		cu->short_segs = 0;
 	cu->pending_segs = 0;
 }
 

@@ -84,6 +84,7 @@ struct imtcp_cu_view {
 	u32 held;		/* segments that could leave now */
 	u32 unsent;		/* full segments of data not sent yet */
 	u32 write_seq;		/* bytes the application has written (seq) */
+	bool writer_waits;	/* the application waits for send buffer */
 	u32 cwnd;
 	u32 in_flight;
 	u32 sent;		/* SEND: segments of the stream sent */

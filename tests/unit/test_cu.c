@@ -270,6 +270,7 @@ TEST(window_limited_slow_start_holds_from_4n)
 	v.cwnd = N + 1;
 	v.in_flight = 3;
 	v.unsent = 0;
+	v.srtt_us = 40000;		/* and it wrote just now */
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 }
@@ -541,8 +542,35 @@ TEST(a_frame_cut_by_its_last_ack_is_judged_later)
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 	EXPECT_TRUE(frame_cut_by_ack(&cu, &v, 9, 10000 + FRAME_GAP_US) &
 		    IMTCP_CU_FAILED);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));	/* 8 judged, 9 not yet */
+	frame_at(&cu, &v, 9, 10000 + 2 * FRAME_GAP_US);
 	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));
 	EXPECT_EQ(8, cu.m);
+}
+
+/*
+ * The same ends, from a writer that waits for room in its send buffer
+ * meanwhile (loopback, where the window outgrows the buffer): the writes
+ * are the buffer's, not the application's, and shorten nothing.
+ */
+TEST(a_writer_waiting_for_its_buffer_does_not_shorten)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t;
+
+	for (t = 10000; t < 10000 + 4 * FRAME_GAP_US; t += FRAME_GAP_US) {
+		v.writer_waits = false;
+		frame_at(&cu, &v, 8, t);
+		v.now_us = t + 2000;
+		v.in_flight = 0;
+		v.writer_waits = true;		/* it waits */
+		step_as_module(&cu, &v);
+		v.now_us = t + 40000;		/* an ACK makes room */
+		step_as_module(&cu, &v);
+	}
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+	EXPECT_EQ(N, cu.m);
 }
 
 /*
@@ -1031,8 +1059,10 @@ TEST(a_hold_costs_nothing_while_the_window_does_not_limit)
 	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	v.unsent = 3;				/* a write arrives */
 	v.held = 3;
+	v.write_seq += 3 * 1448;
 	EXPECT_EQ(0, imtcp_cu_step(&cu, N, K, &v));
 	v.now_us += 2000;			/* the next one, 2 ms on */
+	v.write_seq += (N - 3) * 1448;
 	v.unsent = N;
 	v.held = N;
 	imtcp_cu_step(&cu, N, K, &v);
