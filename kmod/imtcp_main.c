@@ -167,7 +167,7 @@ static void imtcp_check_app_limited(struct sock *sk)
 		return;
 
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Open && sk->sk_socket &&
-	    !test_bit(SOCK_NOSPACE, &sk->sk_socket->flags)) {
+	    !imtcp_writer_waits(sk)) {
 		win_used = max(tp->snd_cwnd_used, imtcp_init_cwnd(sk));
 		if (win_used < tcp_snd_cwnd(tp)) {
 			tp->snd_ssthresh = tcp_current_ssthresh(sk);

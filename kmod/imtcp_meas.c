@@ -97,20 +97,6 @@ static u32 stream_sent(const struct sock *sk, const struct imtcp_meas *meas)
 	return DIV_ROUND_UP(tcp_sk(sk)->snd_nxt - seq, meas->mss);
 }
 
-/*
- * The application waits for room in the send buffer: tcp_sendmsg sets
- * SOCK_NOSPACE before it sleeps, and the ACK that makes room clears it
- * after the congestion control has seen that ACK. Never on an orphaned
- * socket, nor on an MPTCP subflow (its socket is the kernel's: the
- * application writes to the MPTCP socket above it).
- */
-static bool writer_waits(const struct sock *sk)
-{
-	const struct socket *sock = READ_ONCE(sk->sk_socket);
-
-	return sock && test_bit(SOCK_NOSPACE, &sock->flags);
-}
-
 static void view_of(const struct sock *sk, const struct imtcp_meas *meas,
 		    struct imtcp_cu_view *v)
 {
@@ -121,7 +107,7 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *meas,
 	/* a partial segment would wait for Nagle (or the app) anyway */
 	v->unsent = unsent / tp->mss_cache;
 	v->write_seq = tp->write_seq;
-	v->writer_waits = writer_waits(sk);
+	v->writer_waits = imtcp_writer_waits(sk);
 	v->held = held_of(sk, v->unsent + (unsent > v->unsent * tp->mss_cache));
 	v->cwnd = tcp_snd_cwnd(tp);
 	v->in_flight = tcp_packets_in_flight(tp);

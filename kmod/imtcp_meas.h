@@ -64,4 +64,18 @@ u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *m);
 void imtcp_meas_pause(struct sock *sk, struct imtcp_meas *m);
 bool imtcp_meas_owns_pacing(const struct imtcp_meas *m);
 
+/*
+ * The application waits for room in the send buffer: tcp_sendmsg sets
+ * SOCK_NOSPACE before it sleeps, and the ACK that makes room clears it
+ * after the congestion control has seen that ACK. Never on an orphaned
+ * socket, nor on an MPTCP subflow (its socket is the kernel's: the
+ * application writes to the MPTCP socket above it).
+ */
+static inline bool imtcp_writer_waits(const struct sock *sk)
+{
+	const struct socket *sock = READ_ONCE(sk->sk_socket);
+
+	return sock && test_bit(SOCK_NOSPACE, &sock->flags);
+}
+
 #endif /* _IMTCP_MEAS_H */

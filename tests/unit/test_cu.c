@@ -374,14 +374,21 @@ static u32 frame_at(struct imtcp_cu *cu, struct imtcp_cu_view *v, u32 segs,
 	return step_as_module(cu, v);
 }
 
+/* A frame of @segs whose hold its last ACK ends @end_us after the write. */
+static u32 frame_ended(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+		       u32 segs, u32 t_us, u32 end_us)
+{
+	frame_at(cu, v, segs, t_us);
+	v->now_us = t_us + end_us;
+	v->in_flight = 0;
+	return step_as_module(cu, v);
+}
+
 /* A frame of @segs whose hold ends with nothing more written. */
 static u32 short_frame(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 		       u32 segs, u32 t_us)
 {
-	frame_at(cu, v, segs, t_us);
-	v->now_us = t_us + QUIET_US;
-	v->in_flight = 0;
-	return step_as_module(cu, v);
+	return frame_ended(cu, v, segs, t_us, QUIET_US);
 }
 
 /*
@@ -522,12 +529,8 @@ TEST(a_stream_dry_after_a_short_write_shortens_the_streams)
 static u32 frame_cut_by_ack(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 			    u32 segs, u32 t_us)
 {
-	u32 f;
+	u32 f = frame_ended(cu, v, segs, t_us, 2000);
 
-	frame_at(cu, v, segs, t_us);
-	v->now_us = t_us + 2000;
-	v->in_flight = 0;
-	f = step_as_module(cu, v);
 	v->now_us = t_us + 40000;		/* an ACK of what left */
 	step_as_module(cu, v);
 	return f;
@@ -562,9 +565,9 @@ TEST(a_writer_waiting_for_its_buffer_does_not_shorten)
 	for (t = 10000; t < 10000 + 4 * FRAME_GAP_US; t += FRAME_GAP_US) {
 		v.writer_waits = false;
 		frame_at(&cu, &v, 8, t);
+		v.writer_waits = true;		/* it waits */
 		v.now_us = t + 2000;
 		v.in_flight = 0;
-		v.writer_waits = true;		/* it waits */
 		step_as_module(&cu, &v);
 		v.now_us = t + 40000;		/* an ACK makes room */
 		step_as_module(&cu, &v);
