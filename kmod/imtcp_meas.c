@@ -118,6 +118,11 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *meas,
 	v->seg_us = meas->cu.state == IMTCP_STATE_SEND ?
 		    (tp->srtt_us >> 3) / max(tcp_snd_cwnd(tp), 1U) : 0;
 	v->slot_due = tp->tcp_wstamp_ns <= tp->tcp_clock_cache;
+	v->due_us = meas->cu.state == IMTCP_STATE_SEND && v->slot_due ?
+		    (u32)div_u64(tp->tcp_clock_cache - tp->tcp_wstamp_ns,
+				 NSEC_PER_USEC) : 0;
+	v->snd_nxt = tp->snd_nxt;
+	v->mss = tp->mss_cache;
 	v->acked = !before(tp->snd_una, meas->stream_end);
 	v->srtt_us = tp->srtt_us >> 3;
 	/* mdev_us: four times the mean deviation, the RTT's noise */
@@ -593,18 +598,22 @@ static bool stream_ready(const struct sock *sk, const struct imtcp_meas *meas)
 }
 
 /*
- * Before each tcp_write_xmit (the .min_tso_segs callback): in EMPTY, a
- * write that brings a whole stream starts it (STORE, then SEND at once,
- * nothing held) instead of leaving unpaced until the next ACK; end a
- * hold whose time is up; during a stream size and pace what leaves
- * next. Returns the smallest TSO size to use, 0 outside a stream.
+ * Before each tcp_write_xmit (the .min_tso_segs callback): end a hold
+ * whose time is up, or a stream the write found dry; in EMPTY (then or
+ * before), a write that brings a whole stream starts it (STORE, then
+ * SEND at once, nothing held) instead of leaving unpaced until the next
+ * ACK; during a stream size and pace what leaves next. Returns the
+ * smallest TSO size to use, 0 outside a stream.
  */
 u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *meas)
 {
-	if (meas->cu.state == IMTCP_STATE_EMPTY && stream_ready(sk, meas))
-		step(sk, meas);
 	if (meas->cu.state == IMTCP_STATE_STORE || meas->cu.state == IMTCP_STATE_SEND)
 		step(sk, meas);
+	if (meas->cu.state == IMTCP_STATE_EMPTY && stream_ready(sk, meas)) {
+		step(sk, meas);
+		if (meas->cu.state == IMTCP_STATE_STORE)
+			step(sk, meas);
+	}
 	if (meas->cu.state != IMTCP_STATE_SEND)
 		return 0;
 	return pace_stream(sk, meas);

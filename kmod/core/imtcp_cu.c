@@ -87,8 +87,9 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->failures = 0;
 	cu->n_full = n;
 	cu->n_writes = 0;
-	cu->short_segs = 0;
-	cu->pending_segs = 0;
+	cu->burst_segs = 0;
+	cu->burst_bad = 0;
+	cu->burst_seq = 0;
 	cu->rest_until_us = 0;
 	cu->write_seq = 0;
 	cu->write_us = 0;
@@ -105,17 +106,14 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 /*
  * The length of the connection's next measurement's streams: N for a
  * sender its window limits; as long as its writes (IMTCP_N_MIN to
- * IMTCP_N_MAX segments) for an application-limited one, whose streams
- * form from its writes (see the top of this file).
+ * IMTCP_N_MAX full segments) for an application-limited one, whose
+ * streams form from its writes (see the top of this file).
  *
  * Shorter: a write of fewer than N segments never makes a stream of N;
  * its hold ends with the write's segments held and nothing more coming,
  * or its stream runs dry after them, every time (a 2.5 Mbit/s sender of
  * 25 frames a second writes 8.6 segments of 1448 bytes a frame, and got
- * no estimate at all). So where two holds or streams in a row of a
- * sender the window does not limit end short on IMTCP_N_MIN or more
- * segments of a finished write (writes_short), the next measurement's
- * streams are that long.
+ * no estimate at all).
  *
  * Longer: an application-limited sender's queue empties between writes,
  * and a bottleneck shaped by a token bucket refills its bucket meanwhile;
@@ -126,9 +124,16 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
  * benchmark's S4, streams at 1.5-2 A rose by 47 us a segment where the
  * model says 173, while a bulk flow's at the same A rose by 181). A
  * stream as long as the write (17 segments at 5 Mbit/s in 40 ms writes)
- * rises past the bucket. So where a stream starts with more than N
- * held, the next ones are that long; where with N, or the window limits
- * the sender, N again.
+ * rises past the bucket.
+ *
+ * The length is read from the writes themselves (write_ended): what
+ * the application wrote between two quiet times, in full segments, the
+ * shorter of the last two. Not from what holds gathered: a hold that
+ * begins with one frame's last partial segment and gathers the next
+ * frame holds 10 for frames of 9 (traced: streams of N formed so every
+ * other time, the failures between them never came two in a row, and
+ * the estimate froze for 9 s); nor from where streams ran dry, which a
+ * segment that Nagle keeps back moves.
  */
 u32 imtcp_cu_stream_len(const struct imtcp_cu *cu)
 {
@@ -150,82 +155,41 @@ static bool write_finished(const struct imtcp_cu *cu,
 }
 
 /*
- * A finished write ended a hold or a stream short on @segs segments. Two
- * in a row (writes of a media sender's frames, one after the other): the
- * next streams are as long as the shorter of the two, and m no longer.
+ * Two finished writes in a row of @prev and @segs full segments: the next
+ * measurement's streams are as long as the shorter (N if that is N), and
+ * m no longer. Writes shorter than IMTCP_N_MIN make no stream at all and
+ * change nothing.
  */
-static void write_was_short(struct imtcp_cu *cu, u32 segs)
+static void writes_are(struct imtcp_cu *cu, u32 prev, u32 segs)
 {
-	u32 prev = cu->short_segs;
+	u32 len = min_t(u32, prev, segs);
 
-	cu->short_segs = segs;
-	if (!prev)
+	if (len < IMTCP_N_MIN)
 		return;
-	cu->n_writes = min_t(u32, prev, segs);
-	cu->m = min_t(u32, cu->m, cu->n_writes);
+	cu->n_writes = len == cu->n_full ? 0 : min_t(u32, len, IMTCP_N_MAX);
+	cu->m = min_t(u32, cu->m, imtcp_cu_stream_len(cu));
 }
 
 /*
- * A hold or a stream ended short on @segs segments. It was an
- * application-limited write of @segs when neither the window nor the
- * send buffer held the sender back and the write was finished: no byte
- * came for srtt >> IMTCP_WRITE_QUIET_SHIFT after it. Most often that is
- * known only later: the hold of a frame written while the previous
- * one's last ACKs were on their way ends with that last ACK, a few ms
- * after the write, and such a frame is judged at the next write
- * (judge_pending). Holds that end with less than IMTCP_N_MIN (most often
- * a hold begun between writes that the ACK clock ended before the next)
- * come between them unheeded, and so do ends at or beyond the stream
- * length: nothing to shorten. A sender that a CPU paces (loopback) ends
- * holds short in the middle of its writing: its next write follows at
- * once, or it waits for buffer room, and that is not a write's length.
+ * A write comes after a quiet time: the one before it (all bytes from
+ * burst_seq on) was finished. It tells the writes' length only if
+ * neither the window (the sender was window-limited) nor the send buffer
+ * (the writer waited: loopback, where the window outgrows the buffer)
+ * cut it: those writes are the window's or the buffer's, not the
+ * application's. Called before the step notes the new write.
  */
-static void writes_short(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
-			 u32 segs)
+static void write_ended(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
-	if (cu->limited || v->writer_waits) {
-		cu->short_segs = 0;
-		cu->pending_segs = 0;
-		return;
-	}
-	if (segs < IMTCP_N_MIN || segs >= imtcp_cu_stream_len(cu))
-		return;		/* an empty hold tells nothing */
-	if (write_finished(cu, v))
-		write_was_short(cu, segs);
-	else
-		cu->pending_segs = segs;
-}
+	u32 segs = v->mss ? (cu->write_seq - cu->burst_seq) / v->mss : 0;
 
-/*
- * A short end whose write was not known finished is judged at the next
- * write: finished if that came after the quiet time, not if sooner, nor
- * if the writer waited for buffer room meanwhile. Called before the step
- * notes a new write.
- */
-static void judge_pending(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
-{
-	if (!cu->pending_segs)
-		return;
-	if (!v->writer_waits && v->write_seq == cu->write_seq)
-		return;		/* not yet */
-	if (write_finished(cu, v))
-		write_was_short(cu, cu->pending_segs);
-	else
-		cu->short_segs = 0;
-	cu->pending_segs = 0;
-}
-
-/*
- * A stream starts with @segs held: an application-limited sender's next
- * streams are as long as that write (up to IMTCP_N_MAX), a window-limited
- * sender's N.
- */
-static void writes_whole(struct imtcp_cu *cu, u32 segs)
-{
-	if (cu->limited || segs == cu->n_full)
-		cu->n_writes = 0;
-	else if (segs > cu->n_full)
-		cu->n_writes = min_t(u32, segs, IMTCP_N_MAX);
+	if (cu->burst_bad)
+		cu->burst_segs = 0;
+	else if (cu->burst_segs)
+		writes_are(cu, cu->burst_segs, segs);
+	if (!cu->burst_bad)
+		cu->burst_segs = min_t(u32, segs, U8_MAX);
+	cu->burst_seq = cu->write_seq;
+	cu->burst_bad = 0;
 }
 
 /* The share of time (1-100 percent) that holds may cost. */
@@ -321,15 +285,18 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	dt = v->now_us - cu->last_us;
 	cu->last_us = v->now_us;
-	if (cu->started)
-		judge_pending(cu, v);
+	if (cu->started && v->write_seq != cu->write_seq &&
+	    write_finished(cu, v))
+		write_ended(cu, v);
 	if (!cu->started || v->write_seq != cu->write_seq) {
 		cu->write_seq = v->write_seq;
 		cu->write_us = v->now_us;
 	}
 	if (!cu->started) {
 		cu->started = 1;
+		cu->burst_seq = v->write_seq;
 		cu->limited = window_limited(v);
+		cu->burst_bad = cu->limited;
 		return;
 	}
 	if (cu->state == IMTCP_STATE_SEND) {
@@ -339,6 +306,8 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	if (cu->state == IMTCP_STATE_STORE)
 		charge = hold_charge(cu, v, dt);
 	cu->limited = window_limited(v);
+	if (cu->limited || v->writer_waits)
+		cu->burst_bad = 1;
 	cu->cost_us += charge;
 	if (cu->budget >= IMTCP_BUDGET_MAX)
 		return;
@@ -444,8 +413,6 @@ static u32 hold_failed(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	if (cu->failed_holds < U8_MAX)
 		cu->failed_holds++;
-	if (v->held < cu->m)
-		writes_short(cu, v, v->held);
 	count_failure(cu);
 	cu->resting = 1;
 	cu->rest_until_us = v->now_us + (v->srtt_us << shift);
@@ -454,35 +421,81 @@ static u32 hold_failed(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	return IMTCP_CU_FAILED | goto_state(cu, IMTCP_STATE_EMPTY);
 }
 
+/*
+ * A measurement's later stream's hold, of an application-limited sender,
+ * that ends with no full segment held, its last write finished: it began
+ * between writes and the next has not come. Nothing it held leaves late
+ * in a burst, and the window does not pace such a sender, so no ACK gap
+ * follows it: no rest, no failure, and the measurement keeps its stream
+ * for the next write, which starts it (a write that brings m,
+ * imtcp_meas.c) or a hold at the next ACK gathers. Traced before: such
+ * holds ended at their deadline 10-25 ms before a media sender's next
+ * frame, each a failure that doubled the rest, up to 64 srtt without an
+ * estimate. A first stream's hold fails as any: no measurement waits,
+ * and a sender that a CPU paces (loopback) would otherwise hold again at
+ * every ACK.
+ */
+static u32 waited_for_write(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
+{
+	if (!cu->stream || cu->limited || v->writer_waits || v->unsent ||
+	    !write_finished(cu, v))
+		return 0;
+	return goto_state(cu, IMTCP_STATE_EMPTY);
+}
+
 static u32 step_store(struct imtcp_cu *cu, u32 n,
 		      const struct imtcp_cu_view *v)
 {
+	u32 flags;
+
 	if (v->held >= cu->m && v->cwnd > n) {
 		cu->send_us = 0;
 		cu->send_charged = 0;
-		writes_whole(cu, v->held);
+		if (cu->limited)	/* the window, not writes, makes streams */
+			cu->n_writes = 0;
 		return goto_state(cu, IMTCP_STATE_SEND);
 	}
-	if (!may_hold(cu, n, v) || time_reached(v->now_us, cu->deadline_us))
-		return hold_failed(cu, v);
-	return 0;
+	if (may_hold(cu, n, v) && !time_reached(v->now_us, cu->deadline_us))
+		return 0;
+	flags = waited_for_write(cu, v);
+	return flags ? flags : hold_failed(cu, v);
+}
+
+/*
+ * A write came to a stream that had nothing to send for the quiet
+ * time: every full segment written before it had left, and the stream's
+ * next slot had been due for srtt >> IMTCP_WRITE_QUIET_SHIFT. Nothing
+ * runs the control unit when a slot comes with nothing to send (no
+ * segment waits for the pacing timer), so the stream that a finished
+ * write left dry is seen at the next event, and if that is the next
+ * write, the stream would go on with it, one write later: traced, a
+ * media sender's streams of 16 segments over frames of 9 never ran dry,
+ * each spanned two frames, and the next stream's hold failed before the
+ * frame after. Called before the step notes the write.
+ */
+static bool ran_dry_before_write(const struct imtcp_cu *cu,
+				 const struct imtcp_cu_view *v)
+{
+	s32 unsent_before = (s32)(cu->write_seq - v->snd_nxt);
+
+	return cu->started && cu->state == IMTCP_STATE_SEND &&
+	       v->write_seq != cu->write_seq && v->slot_due &&
+	       v->due_us >= v->srtt_us >> IMTCP_WRITE_QUIET_SHIFT &&
+	       unsent_before < (s32)v->mss;
 }
 
 static u32 step_send(struct imtcp_cu *cu, u32 n, u32 k,
-		     const struct imtcp_cu_view *v)
+		     const struct imtcp_cu_view *v, bool dry)
 {
 	if (v->sent >= n) {
 		cu->failed_holds = 0;
-		cu->short_segs = 0;
-		cu->pending_segs = 0;
 		cu->stream++;
 		return IMTCP_CU_STREAM_DONE |
 		       goto_state(cu, cu->stream >= k ? IMTCP_STATE_PASS : IMTCP_STATE_EMPTY);
 	}
-	if (v->slot_due && !v->held) {
+	if (v->slot_due && (!v->held || dry)) {
 		if (cu->m < n)
 			cu->m++;
-		writes_short(cu, v, v->sent);
 		count_failure(cu);
 		cu->good_at_m = 0;
 		return IMTCP_CU_FAILED | goto_state(cu, IMTCP_STATE_EMPTY);
@@ -532,6 +545,8 @@ u32 imtcp_cu_pause(struct imtcp_cu *cu)
 u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 		  const struct imtcp_cu_view *v)
 {
+	bool dry = ran_dry_before_write(cu, v);
+
 	account(cu, v);
 	if (!v->can_measure)
 		return imtcp_cu_pause(cu);
@@ -539,10 +554,12 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 	case IMTCP_STATE_STORE:
 		return step_store(cu, n, v);
 	case IMTCP_STATE_SEND:
-		return step_send(cu, n, k, v);
+		return step_send(cu, n, k, v, dry);
 	case IMTCP_STATE_PASS:
 		return step_pass(cu, n, v);
 	default:	/* OFF, EMPTY */
+		if (cu->stream && imtcp_cu_stream_len(cu) < n)
+			cu->stream = 0;	/* the writes are shorter: anew */
 		if (may_hold(cu, n, v) && may_start(cu, v))
 			return hold(cu, v);
 		return goto_state(cu, IMTCP_STATE_EMPTY);

@@ -61,12 +61,13 @@ struct imtcp_cu {
 	u8 failures;	/* holds and streams failed since the last result */
 	u8 n_full;	/* N, the stream length the connection was given */
 	u8 n_writes;	/* streams as long as the writes (0: N) */
-	u8 short_segs;	/* the last hold or stream a finished write cut */
-	u8 pending_segs;/* one a write cut that may not be finished yet */
+	u8 burst_segs;	/* full segments of the last finished write, 0: none */
+	u8 burst_bad;	/* the window or the buffer held this write back */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
 	u32 write_seq;	/* the application's write_seq at the last step */
 	u32 write_us;	/* when a step first saw it */
+	u32 burst_seq;	/* where the write being made began (seq) */
 	u32 budget;	/* percent of time that holds may cost */
 	u32 last_us;	/* when the budget was last brought up to date */
 	u32 free_us;	/* of this hold and its stream, what the queue pays */
@@ -84,11 +85,14 @@ struct imtcp_cu_view {
 	u32 held;		/* segments that could leave now */
 	u32 unsent;		/* full segments of data not sent yet */
 	u32 write_seq;		/* bytes the application has written (seq) */
+	u32 snd_nxt;		/* bytes sent (seq) */
+	u32 mss;		/* bytes in a full segment */
 	bool writer_waits;	/* the application waits for send buffer */
 	u32 cwnd;
 	u32 in_flight;
 	u32 sent;		/* SEND: segments of the stream sent */
 	bool slot_due;		/* SEND: the next segment's time has come */
+	u32 due_us;		/* SEND: and came so long ago */
 	bool acked;		/* PASS: every stream segment is ACKed */
 	bool can_measure;	/* Open state and pacing in effect */
 	bool slow_start;	/* cwnd below ssthresh */
