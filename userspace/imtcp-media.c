@@ -55,10 +55,10 @@
 #define NS_PER_S	1000000000LL
 /*
  * imtcp measures an application-limited sender on its writes, from
- * writes of 5 full segments on (the module's IMTCP_N_MIN): frames of
- * fewer never refresh the estimate.
+ * writes of 8 full segments on (the module's IMTCP_WRITE_SEGS_MIN):
+ * frames of fewer never refresh the estimate.
  */
-#define MEASURED_SEGS	5
+#define MEASURED_SEGS	8
 #define STALE_PICKS	3	/* an estimate older than this many picks */
 
 /* At the start of every frame, network byte order. */

@@ -105,8 +105,8 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 
 /*
  * The length of the connection's next measurement's streams: N for a
- * sender its window limits; as long as its writes (IMTCP_N_MIN to
- * IMTCP_N_MAX full segments) for an application-limited one, whose
+ * sender its window limits; as long as its writes (IMTCP_WRITE_SEGS_MIN
+ * to IMTCP_N_MAX full segments) for an application-limited one, whose
  * streams form from its writes (see the top of this file).
  *
  * Shorter: a write of fewer than N segments never makes a stream of N;
@@ -157,14 +157,14 @@ static bool write_finished(const struct imtcp_cu *cu,
 /*
  * Two finished writes in a row of @prev and @segs full segments: the next
  * measurement's streams are as long as the shorter (N if that is N), and
- * m no longer. Writes shorter than IMTCP_N_MIN make no stream at all and
- * change nothing.
+ * m no longer. Writes shorter than IMTCP_WRITE_SEGS_MIN make no stream
+ * that shows A (see imtcp_cu.h) and change nothing.
  */
 static void writes_are(struct imtcp_cu *cu, u32 prev, u32 segs)
 {
 	u32 len = min_t(u32, prev, segs);
 
-	if (len < IMTCP_N_MIN)
+	if (len < IMTCP_WRITE_SEGS_MIN)
 		return;
 	cu->n_writes = len == cu->n_full ? 0 : min_t(u32, len, IMTCP_N_MAX);
 	cu->m = min_t(u32, cu->m, imtcp_cu_stream_len(cu));

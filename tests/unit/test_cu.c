@@ -445,7 +445,7 @@ TEST(writes_without_a_quiet_time_are_one_write)
 
 /*
  * The length is the writes', not where holds or streams ended: streams
- * that ran dry after 7 segments (m raised) shorten nothing until the
+ * that ran dry after 9 segments (m raised) shorten nothing until the
  * writes are known, and holds that the last ACKs of the frame before
  * cut 2 ms after the write count as well as any.
  */
@@ -471,13 +471,13 @@ TEST(streams_dry_after_short_writes_are_as_long_as_the_writes)
 	u32 f;
 
 	cu.m = 4;
-	f = dry_frame(&cu, &v, 7, 10000);
+	f = dry_frame(&cu, &v, 9, 10000);
 	EXPECT_TRUE(f & IMTCP_CU_FAILED);
 	EXPECT_EQ(5, cu.m);
-	dry_frame(&cu, &v, 7, 10000 + FRAME_GAP_US);
+	dry_frame(&cu, &v, 9, 10000 + FRAME_GAP_US);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
-	frame_at(&cu, &v, 7, 10000 + 2 * FRAME_GAP_US);
-	EXPECT_EQ(7, imtcp_cu_stream_len(&cu));
+	frame_at(&cu, &v, 9, 10000 + 2 * FRAME_GAP_US);
+	EXPECT_EQ(9, imtcp_cu_stream_len(&cu));
 	EXPECT_EQ(6, cu.m);
 }
 
@@ -693,19 +693,19 @@ TEST(writes_set_the_length_both_ways)
 	struct imtcp_cu_view v = writes(0);
 	u32 t = 10000;
 
-	short_frame(&cu, &v, 6, t);
-	short_frame(&cu, &v, 6, t += FRAME_GAP_US);
+	short_frame(&cu, &v, 8, t);
+	short_frame(&cu, &v, 8, t += FRAME_GAP_US);
 	short_frame(&cu, &v, N, t += FRAME_GAP_US);
-	ASSERT_EQ(6, imtcp_cu_stream_len(&cu));
-	ASSERT_EQ(6, cu.m);
+	ASSERT_EQ(8, imtcp_cu_stream_len(&cu));
+	ASSERT_EQ(8, cu.m);
 	short_frame(&cu, &v, N, t += FRAME_GAP_US);
-	EXPECT_EQ(6, imtcp_cu_stream_len(&cu));	/* 6 and N: 6 */
+	EXPECT_EQ(8, imtcp_cu_stream_len(&cu));	/* 8 and N: 8 */
 	short_frame(&cu, &v, N + 5, t += FRAME_GAP_US);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 	short_frame(&cu, &v, N + 5, t += FRAME_GAP_US);
 	short_frame(&cu, &v, 4 * IMTCP_N_MAX, t += FRAME_GAP_US);
 	EXPECT_EQ(N + 5, imtcp_cu_stream_len(&cu));
-	EXPECT_EQ(6, cu.m);			/* m only shrinks so */
+	EXPECT_EQ(8, cu.m);			/* m only shrinks so */
 	short_frame(&cu, &v, 4 * IMTCP_N_MAX, t += FRAME_GAP_US);
 	short_frame(&cu, &v, 1, t += FRAME_GAP_US);
 	EXPECT_EQ(IMTCP_N_MAX, imtcp_cu_stream_len(&cu));
@@ -714,7 +714,7 @@ TEST(writes_set_the_length_both_ways)
 /*
  * Not from writes: a sender the window limits (its streams are N long
  * whatever it writes), and writes too short for any stream (fewer than
- * IMTCP_N_MIN segments).
+ * IMTCP_WRITE_SEGS_MIN segments).
  */
 TEST(only_application_limited_writes_of_n_min_set_the_length)
 {
@@ -723,7 +723,7 @@ TEST(only_application_limited_writes_of_n_min_set_the_length)
 	u32 t = 10000, i;
 
 	for (i = 0; i < 4; i++, t += FRAME_GAP_US)
-		short_frame(&cu, &v, IMTCP_N_MIN - 1, t);
+		short_frame(&cu, &v, IMTCP_WRITE_SEGS_MIN - 1, t);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 	EXPECT_EQ(N, cu.m);
 	for (i = 0; i < 4; i++, t += FRAME_GAP_US) {
