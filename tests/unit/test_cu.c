@@ -548,15 +548,24 @@ static u32 write_after(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 	return step_as_module(cu, v);
 }
 
+/* A frame of 9 whose stream (m 9, streams @n_writes long) has all left. */
+static bool frame_streamed(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+			   u32 n_writes, u32 t_us)
+{
+	*cu = started();
+	*v = writes(0);
+	cu->m = 9;
+	cu->n_writes = n_writes;
+	return stream_of_frame(cu, v, 9, t_us);
+}
+
 TEST(a_stream_the_frame_left_dry_is_seen_at_the_next_frame)
 {
-	struct imtcp_cu cu = started();
-	struct imtcp_cu_view v = writes(0);
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v;
 	u32 t = 10000, f;
 
-	cu.m = 9;
-	cu.n_writes = 16;
-	ASSERT_TRUE(stream_of_frame(&cu, &v, 9, t));
+	ASSERT_TRUE(frame_streamed(&cu, &v, 16, t));
 	f = write_after(&cu, &v, 9, t += 40000, 30000);
 	EXPECT_TRUE(f & IMTCP_CU_FAILED);
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
@@ -602,13 +611,11 @@ TEST(a_write_that_keeps_up_carries_the_stream_on)
  */
 TEST(a_hold_between_frames_waits_for_the_next_without_failing)
 {
-	struct imtcp_cu cu = started();
-	struct imtcp_cu_view v = writes(0);
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v;
 	u32 t = 10000, f;
 
-	cu.m = 9;
-	cu.n_writes = 9;
-	ASSERT_TRUE(stream_of_frame(&cu, &v, 9, t));
+	ASSERT_TRUE(frame_streamed(&cu, &v, 9, t));
 	v.now_us = t + 15000;			/* the stream is done */
 	step_as_module(&cu, &v);
 	ASSERT_EQ(IMTCP_STATE_EMPTY, cu.state);
