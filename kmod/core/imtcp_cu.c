@@ -10,8 +10,16 @@
  *                                              the measurement is
  *                                              abandoned and no hold
  *                                              begins for one srtt
+ *                                              (doubling while they fail)
+ *          but a later stream's hold, of an
+ *          application-limited sender, with
+ *          no full segment after a finished
+ *          write                            -> EMPTY, not failed: the
+ *                                              stream waits for a write
  *   SEND   N segments sent: last stream     -> PASS, else -> EMPTY
- *          a segment due and none ready     -> EMPTY, m + 1 (max N), the
+ *          a segment due and none ready, or
+ *          a write that comes after the slot
+ *          was due srtt / 8 with all sent   -> EMPTY, m + 1 (max N), the
  *                                              same stream again
  *   PASS   every stream segment ACKed       -> STORE (or EMPTY if it may
  *                                              not hold); m - 1 (min 2)
@@ -182,12 +190,9 @@ static void write_ended(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	u32 segs = v->mss ? (cu->write_seq - cu->burst_seq) / v->mss : 0;
 
-	if (cu->burst_bad)
-		cu->burst_segs = 0;
-	else if (cu->burst_segs)
+	if (!cu->burst_bad && cu->burst_segs)
 		writes_are(cu, cu->burst_segs, segs);
-	if (!cu->burst_bad)
-		cu->burst_segs = min_t(u32, segs, U8_MAX);
+	cu->burst_segs = cu->burst_bad ? 0 : min_t(u32, segs, U8_MAX);
 	cu->burst_seq = cu->write_seq;
 	cu->burst_bad = 0;
 }

@@ -94,7 +94,7 @@ struct imtcp_cu_view {
 	u32 held;		/* segments that could leave now */
 	u32 unsent;		/* full segments of data not sent yet */
 	u32 write_seq;		/* bytes the application has written (seq) */
-	u32 snd_nxt;		/* bytes sent (seq) */
+	u32 snd_nxt;		/* the next byte to send (seq) */
 	u32 mss;		/* bytes in a full segment */
 	bool writer_waits;	/* the application waits for send buffer */
 	u32 cwnd;
