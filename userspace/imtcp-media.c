@@ -53,12 +53,6 @@
 #define RATE_MAX_BPS	10000000000ULL	/* 10 Gbit/s: a frame fits in RAM */
 #define FRAMES_MAX	1000000		/* the receiver's per-frame record */
 #define NS_PER_S	1000000000LL
-/*
- * imtcp measures an application-limited sender on its writes, from
- * writes of 8 full segments on (the module's IMTCP_WRITE_SEGS_MIN):
- * frames of fewer never refresh the estimate.
- */
-#define MEASURED_SEGS	8
 #define STALE_PICKS	3	/* an estimate older than this many picks */
 
 /* At the start of every frame, network byte order. */
@@ -257,7 +251,7 @@ static unsigned int lowest_measured(uint32_t mss)
 	unsigned int i;
 
 	for (i = 0; i + 1 < opt.rungs; i++)
-		if (frame_segs(i, mss) >= MEASURED_SEGS)
+		if (frame_segs(i, mss) >= IMTCP_WRITE_SEGS_MIN)
 			break;
 	return i;
 }

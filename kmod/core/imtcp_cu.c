@@ -166,7 +166,7 @@ static bool write_finished(const struct imtcp_cu *cu,
  * Two finished writes in a row of @prev and @segs full segments: the next
  * measurement's streams are as long as the shorter (N if that is N), and
  * m no longer. Writes shorter than IMTCP_WRITE_SEGS_MIN make no stream
- * that shows A (see imtcp_cu.h) and change nothing.
+ * that shows A (see uapi/imtcp.h) and change nothing.
  */
 static void writes_are(struct imtcp_cu *cu, u32 prev, u32 segs)
 {

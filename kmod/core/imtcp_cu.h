@@ -44,15 +44,6 @@
  */
 #define IMTCP_WRITE_QUIET_SHIFT	3
 
-/*
- * The shortest write, in full segments, that sets an application-limited
- * sender's stream length. Behind the benchmark's token bucket of four
- * packets, streams of 6 (2 Mbit/s at 25 frames a second, MTU 1500) did
- * not rise at any rate and read 50-115 Mbit/s for A = 11, above C = 30:
- * shorter writes give no estimate rather than a wrong one.
- */
-#define IMTCP_WRITE_SEGS_MIN	8
-
 /* So many holds or streams failed since the last result: holds_failing. */
 #define IMTCP_HOLDS_FAILING	8
 
