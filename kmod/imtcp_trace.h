@@ -154,8 +154,8 @@ TRACE_EVENT(imtcp_estimate,
 			     __field(u64, raw_bps)
 			     __field(u64, busy_bps)
 			     __field(u64, floor_bps)
-			     __field(u64, bl)
-			     __field(u64, bu)
+			     __field(u64, lo_bps)
+			     __field(u64, hi_bps)
 			     __field(u32, edge)
 			     __field(u32, srtt_us)
 			     __field(u32, cwnd)
@@ -169,8 +169,8 @@ TRACE_EVENT(imtcp_estimate,
 			   __entry->raw_bps = raw_bps;
 			   __entry->busy_bps = busy_bps;
 			   __entry->floor_bps = floor_bps;
-			   __entry->bl = e->lo_bps;
-			   __entry->bu = e->hi_bps;
+			   __entry->lo_bps = e->lo_bps;
+			   __entry->hi_bps = e->hi_bps;
 			   __entry->edge = edge;
 			   __entry->srtt_us = srtt_us;
 			   __entry->cwnd = cwnd;
@@ -181,8 +181,8 @@ TRACE_EVENT(imtcp_estimate,
 	    ),
 	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu floor=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u held=%u",
 		      __entry->cookie, __entry->bps, __entry->raw_bps,
-		      __entry->busy_bps, __entry->floor_bps, __entry->bl,
-		      __entry->bu, __entry->edge, __entry->srtt_us,
+		      __entry->busy_bps, __entry->floor_bps, __entry->lo_bps,
+		      __entry->hi_bps, __entry->edge, __entry->srtt_us,
 		      __entry->cwnd, __entry->m, __entry->count, __entry->rse,
 		      __entry->held)
 );
