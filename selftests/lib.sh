@@ -534,11 +534,15 @@ epoch_in() {
 
 # timed_send CC PORT SECS [XFER SEND OPTIONS]: a transfer of SECS seconds
 # over CC to a receiver started for it (bulk unless the options say -r);
-# prints xfer's result line.
+# prints xfer's result line. With RECV_ARRIVALS=FILE the receiver logs
+# each read there (xfer recv -L).
 timed_send() {
 	local cc=$1 port=$2 secs=$3 rcv_pid line
+	local arrivals=()
 	shift 3
-	ip netns exec "$NS_RCV" "$XFER" recv -p "$port" 2>/dev/null &
+	[ -n "${RECV_ARRIVALS:-}" ] && arrivals=(-L "$RECV_ARRIVALS")
+	ip netns exec "$NS_RCV" "$XFER" recv -p "$port" "${arrivals[@]}" \
+		2>/dev/null &
 	rcv_pid=$!
 	if ! line=$(in_snd "$XFER" send -c $RCV_ADDR -p "$port" -C "$cc" \
 			-t "$secs" "$@"); then

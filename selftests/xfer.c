@@ -2,13 +2,16 @@
 /*
  * xfer: one bulk TCP transfer, for imtcp's tests and benchmarks.
  *
- *   xfer recv [-m] [-p PORT] [-P SECS] [-o FILE|-]
+ *   xfer recv [-m] [-p PORT] [-P SECS] [-o FILE|-] [-L FILE]
  *       Accept one connection, write what arrives to FILE ('-' = stdout,
  *       default: discard), exit when the peer closes. -P waits SECS
  *       (at most 60) after the accept before reading: the receive window
- *       fills and closes.
- *   xfer send [-m] -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]
- *             [-S EPOCH] [-T FILE] [-M MBIT] (-i FILE | -n BYTES | -t SECONDS)
+ *       fills and closes. -L writes one line "MONOTONIC_SECONDS BYTES" to
+ *       FILE after every read, BYTES being all read so far (when each of
+ *       a media sender's frames arrived whole).
+ *   xfer send [-m] -c ADDR [-p PORT] [-C CC] [-H SECS]
+ *             [-r MBIT [-F MS] [-w BYTES]] [-S EPOCH] [-T FILE] [-M MBIT]
+ *             (-i FILE | -n BYTES | -t SECONDS)
  *       Connect (retrying for 10 s while nothing listens), send FILE, BYTES
  *       bytes or for SECONDS seconds, wait until the receiver has read all
  *       of it and closed, then print one line of key=value results:
@@ -21,6 +24,12 @@
  *       chunk every 40 ms, as a 25 frames/s video sender does, or every
  *       -F MS milliseconds (1-10000: a sender of whole groups of
  *       pictures or media segments writes larger chunks less often).
+ *       -w writes each frame in write() calls of at most BYTES (one after
+ *       the other, at once), as a sender that writes a frame packet by
+ *       packet does. With -r the result line also carries frame_t0 (the
+ *       CLOCK_MONOTONIC second the first frame was due; frame j is due
+ *       j frame intervals later) and frame_bytes (a frame's length;
+ *       frame j ends at byte (j + 1) x frame_bytes, rounded down).
  *       -T writes, every 100 ms while sending, one line "MONOTONIC_SECONDS
  *       DELIVERY_RATE_BPS CC_BW_BPS BYTES_ACKED" to FILE:
  *       tcpi_delivery_rate, and the congestion control's own bandwidth
@@ -77,6 +86,8 @@ struct opts {
 	double hold;
 	double rate_mbit;
 	double frame_secs;	/* -r: one chunk per frame_secs */
+	unsigned long write_bytes;	/* -w: at most this per write(), 0: any */
+	const char *arrivals;	/* recv -L: a line per read */
 	double start_at;
 	const char *trace;
 	double max_pacing_mbit;	/* -M: SO_MAX_PACING_RATE, 0: none */
@@ -94,9 +105,10 @@ struct opts {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: xfer recv [-m] [-p PORT] [-P SECS] [-o FILE|-]\n"
-		"       xfer send [-m] -c ADDR [-p PORT] [-C CC] [-H SECS] [-r MBIT [-F MS]]\n"
-		"                 [-S EPOCH] [-T FILE] [-M MBIT] (-i FILE | -n BYTES | -t SECONDS)\n");
+		"usage: xfer recv [-m] [-p PORT] [-P SECS] [-o FILE|-] [-L FILE]\n"
+		"       xfer send [-m] -c ADDR [-p PORT] [-C CC] [-H SECS]\n"
+		"                 [-r MBIT [-F MS] [-w BYTES]] [-S EPOCH] [-T FILE] [-M MBIT]\n"
+		"                 (-i FILE | -n BYTES | -t SECONDS)\n");
 	exit(2);
 }
 
@@ -124,6 +136,7 @@ static int do_recv(const struct opts *o)
 	struct addrinfo *ai;
 	int one = 1, lfd, fd, out = -1, err;
 	unsigned long long total = 0;
+	FILE *arr = NULL;
 	ssize_t n;
 
 	err = getaddrinfo(NULL, o->port, &hints, &ai);
@@ -152,6 +165,13 @@ static int do_recv(const struct opts *o)
 		perror("xfer: open output");
 		return 1;
 	}
+	if (o->arrivals) {
+		arr = fopen(o->arrivals, "w");
+		if (!arr) {
+			perror("xfer: open arrivals file");
+			return 1;
+		}
+	}
 	fd = accept(lfd, NULL, NULL);
 	if (fd < 0) {
 		perror("xfer: accept");
@@ -167,12 +187,18 @@ static int do_recv(const struct opts *o)
 			return 1;
 		}
 		total += n;
+		if (arr)
+			fprintf(arr, "%.6f %llu\n", now(), total);
 		if (out >= 0 && write_all(out, buf, n)) {
 			perror("xfer: write output");
 			return 1;
 		}
 	}
 	close(fd);
+	if (arr && fclose(arr)) {
+		perror("xfer: write arrivals file");
+		return 1;
+	}
 	fprintf(stderr, "xfer: received %llu bytes\n", total);
 	return 0;
 }
@@ -230,28 +256,32 @@ static int connect_retry(const struct opts *o)
  * sender that fell behind catches up at once, as a video encoder's
  * queue would.
  */
+static double frame_t0;	/* when the first frame was due (monotonic s) */
+
 static ssize_t next_frame(unsigned long long sent, const struct opts *o,
 			  double t_end)
 {
 	double frame_bytes = o->rate_mbit * 1e6 / 8 * o->frame_secs;
-	static double t0;
+	size_t most = sizeof(buf);
 	double t = now(), due;
 	long j;
 
-	if (!t0)
-		t0 = t;
+	if (!frame_t0)
+		frame_t0 = t;
 	for (;;) {
 		if (t >= t_end)
 			return 0;
-		j = (long)((t - t0) / o->frame_secs);
+		j = (long)((t - frame_t0) / o->frame_secs);
 		due = (j + 1) * frame_bytes;
 		if (due - sent >= 1)
 			break;
-		sleep_until(t0 + (j + 1) * o->frame_secs);
+		sleep_until(frame_t0 + (j + 1) * o->frame_secs);
 		t = now();
 	}
 	due -= sent;
-	return due < sizeof(buf) ? (ssize_t)due : (ssize_t)sizeof(buf);
+	if (o->write_bytes && o->write_bytes < most)
+		most = o->write_bytes;
+	return due < most ? (ssize_t)due : (ssize_t)most;
 }
 
 /* Fill buf from the input file; returns bytes read, 0 at its end. */
@@ -375,9 +405,11 @@ static void print_result(int fd, const struct opts *o,
 	    cilen >= 12 && ccinfo[0] == 1)
 		printf(" cc_est_bps=%llu",
 		       (unsigned long long)ccinfo[2] << 32 | ccinfo[1]);
+	if (o->rate_mbit > 0)
+		printf(" frame_t0=%.6f frame_bytes=%.3f", frame_t0,
+		       o->rate_mbit * 1e6 / 8 * o->frame_secs);
 	printf("\n");
 	fflush(stdout);
-	(void)o;
 }
 
 /* Sleep until @epoch (CLOCK_REALTIME seconds); say so if it has passed. */
@@ -452,7 +484,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
-	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:M:P:m")) != -1) {
+	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:M:P:L:w:m")) != -1) {
 		switch (c) {
 		case 'c': o.addr = optarg; break;
 		case 'p': o.port = optarg; break;
@@ -468,6 +500,8 @@ int main(int argc, char **argv)
 		case 'S': o.start_at = atof(optarg); break;
 		case 'M': o.max_pacing_mbit = atof(optarg); break;
 		case 'P': o.pause = atof(optarg); break;
+		case 'L': o.arrivals = optarg; break;
+		case 'w': o.write_bytes = strtoul(optarg, NULL, 0); break;
 		case 'm': o.proto = IPPROTO_MPTCP; break;
 		default: usage();
 		}
@@ -481,7 +515,8 @@ int main(int argc, char **argv)
 	    (!o.in && !o.bytes && o.secs <= 0) || o.rate_mbit < 0 ||
 	    o.max_pacing_mbit < 0 || o.max_pacing_mbit > 30000 ||
 	    o.start_at < 0 || !(o.frame_secs >= 0.001 && o.frame_secs <= 10) ||
-	    (o.rate_mbit > 0 && (o.in || o.bytes)))
+	    (o.rate_mbit > 0 && (o.in || o.bytes)) ||
+	    (o.write_bytes && (!o.rate_mbit || o.write_bytes > BUF_SIZE)))
 		usage();
 	return do_send(&o);
 }

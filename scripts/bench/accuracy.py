@@ -233,6 +233,29 @@ def med(v):
     return 100 * statistics.median(v) if v else None
 
 
+def frame_delivery_ms(xfer_path, arrivals_path):
+    """Each frame's delivery time in ms, from when it was due (xfer send's
+    frame_t0 plus its index in frame intervals) to the receiver's read of
+    its last byte (xfer recv -L); frame j ends at byte
+    floor((j + 1) x frame_bytes). None without both files (a bulk run)."""
+    f = xfer_fields(xfer_path)
+    try:
+        t0, fb = float(f["frame_t0"]), float(f["frame_bytes"])
+        reads = [line.split() for line in open(arrivals_path)]
+    except (KeyError, ValueError, OSError):
+        return None
+    frame_s = float(os.environ.get("S4_FRAME", "40")) / 1000
+    out, j = [], 0
+    for v in reads:
+        if len(v) < 2:
+            continue
+        t, total = float(v[0]), int(v[1])
+        while int((j + 1) * fb) <= total:
+            out.append(1000 * (t - (t0 + j * frame_s)))
+            j += 1
+    return out
+
+
 def scenario(name, c_frames, workdir, outdir):
     c = float(c_frames) * PAYLOAD	# errors are in % of this
     wf = lambda suffix: os.path.join(workdir, f"{name}.{suffix}")
@@ -280,6 +303,8 @@ def scenario(name, c_frames, workdir, outdir):
     dur = (est[-1][0] - connect) if est else 0
     steps = step_tracking(est, during, c, connect, srtt) if name == "S1" else []
     jit_med, jit_p90 = truth_jitter(during, c)
+    frames = {cc: frame_delivery_ms(wf(f"{cc}.xfer"), wf(f"{cc}.arrivals"))
+              for cc in ("imtcp", "reno")}
     res = {
         "name": name, "estimates": len(est),
         "median_err_pct_c": 100 * statistics.median(errs) if errs else None,
@@ -307,6 +332,11 @@ def scenario(name, c_frames, workdir, outdir):
             int(v[1]) / 1e6 for v in sample_rows(wf("imtcp.samples"))
             if len(v) >= 3) if dlv else None,
     }
+    for cc, ms in frames.items():
+        if ms:
+            res[f"{cc}_frames"] = len(ms)
+            res[f"{cc}_frame_p50_ms"] = statistics.median(ms)
+            res[f"{cc}_frame_p99_ms"] = pct(ms, 0.99)
     with open(os.path.join(outdir, "accuracy.jsonl"), "a") as f:
         f.write(json.dumps(res) + "\n")
     print(json.dumps(res))
@@ -408,10 +438,11 @@ def table(outdir, c):
     burst = os.environ.get("SHAPE_BURST", "?")
     cross = os.environ.get("CROSS_BYTES", "?")
     frame = os.environ.get("S4_FRAME", "?")
-    s4_mbit = os.environ.get("S4_MBIT", "5")
     p(f"Module parameters: {params if params else 'defaults'}; tbf bucket "
       f"{burst} bytes; cross-traffic datagrams of {cross} bytes; S4 writes "
-      f"{s4_mbit} Mbit/s, every {frame} ms.")
+      f"a frame every {frame} ms (S4 alone: 5 Mbit/s, A = 40 % of C, one "
+      f"write per frame; S4-<Mbit/s>M-A<% of C>[-w<bytes per write>] as "
+      f"named).")
     p()
     ppath = os.path.join(outdir, "path.txt")
     if os.path.exists(ppath):
@@ -453,6 +484,24 @@ def table(outdir, c):
             p(f"|   steps: RTTs to within 10 % of the new A | "
               + " ".join(fmt(x) if x is not None else "never"
                          for x in r["step_rtts"]) + " | | | | | | | | | |")
+    media = [r for r in res if r.get("imtcp_frame_p50_ms") is not None]
+    if media:
+        p()
+        p("Frame delivery (application-limited senders): from when a frame "
+          "was due to the receiver's read of its last byte, ms, imtcp's "
+          "beside reno's in its own run over the same profile.")
+        p()
+        p("| scenario | frames imtcp / reno | p50 imtcp / reno (ms) "
+          "| p99 imtcp / reno (ms) | p99 ratio |")
+        p("|---|---|---|---|---|")
+        for r in media:
+            rp99 = r.get("reno_frame_p99_ms")
+            ratio = r["imtcp_frame_p99_ms"] / rp99 if rp99 else None
+            p(f"| {r['name']} | {r.get('imtcp_frames')} / "
+              f"{r.get('reno_frames')} | {fmt(r['imtcp_frame_p50_ms'])} / "
+              f"{fmt(r.get('reno_frame_p50_ms'))} "
+              f"| {fmt(r['imtcp_frame_p99_ms'])} / {fmt(rp99)} "
+              f"| {fmt(ratio, '{:.2f}')} |")
     p()
     p("The truth's own jitter, |A of a 100 ms bin - the median A of the "
       "1.1 s around it| (% of C, median / p90; an estimate that followed A "

@@ -21,8 +21,13 @@
 #   S3  Poisson cross traffic (selftests/poisson.c) at 30 and 60 % of C
 #   S4  application-limited senders writing BENCH_S4_MBIT (5) Mbit/s in
 #       chunks, one every BENCH_S4_FRAME_MS (40, a 25 frames/s video
-#       sender), CBR
-#       cross traffic at 60 % of C leaving A = 40 % of C
+#       sender), CBR cross traffic leaving A = BENCH_S4_A (40) % of C;
+#       each frame in one write, or in writes of at most BENCH_S4_WRITE
+#       bytes (0: one write). Each of the three may be a list: every
+#       combination runs, named S4-<Mbit/s>M-A<%>[-w<bytes>] (S4 alone
+#       when all three are single). Also each frame's delivery time (from
+#       when it was due to its last byte read by the receiver), imtcp's
+#       beside reno's.
 #   S5  no cross traffic: 4 imtcp flows together (Jain's index), one
 #       imtcp and one reno flow together (share), started in both
 #       orders, and as the baseline of both 4 reno flows and 2 reno
@@ -73,8 +78,20 @@ export S4_FRAME=${BENCH_S4_FRAME_MS:-40}	# and for the table
 in_range "$S4_FRAME" 1 10000 ||
 	{ echo "BENCH_S4_FRAME_MS: milliseconds between writes, 1-10000" >&2; exit 2; }
 export S4_MBIT=${BENCH_S4_MBIT:-5}	# and for the table
-in_range "$S4_MBIT" 1 1000 ||
-	{ echo "BENCH_S4_MBIT: S4's sending rate, 1-1000 Mbit/s" >&2; exit 2; }
+S4_A=${BENCH_S4_A:-40}
+S4_WRITE=${BENCH_S4_WRITE:-0}
+for v in $S4_MBIT; do
+	in_range "$v" 1 1000 ||
+		{ echo "BENCH_S4_MBIT: S4's sending rates, 1-1000 Mbit/s" >&2; exit 2; }
+done
+for v in $S4_A; do
+	in_range "$v" 1 100 ||
+		{ echo "BENCH_S4_A: S4's available bandwidths, 1-100 % of C" >&2; exit 2; }
+done
+for v in $S4_WRITE; do
+	[ "$v" = 0 ] || in_range "$v" 100 131072 ||
+		{ echo "BENCH_S4_WRITE: bytes per write, 100-131072 (0: a frame per write)" >&2; exit 2; }
+done
 OUT=${IMTCP_OUT:-$TOP/build/bench}
 PY=$TOP/scripts/bench/accuracy.py
 # tbf's bucket: lib.sh's BENCH_BUCKET_BYTES (four frames at MTU 1500,
@@ -126,8 +143,10 @@ cross_profile() {
 # xfer,samples}, and for imtcp NAME.imtcp.{trace,port}.
 run_one() {
 	local name=$1 cc=$2 kind=$3 profile=$4 total=0 step sampler cross
-	local xprofile events last=${4##* }
+	local xprofile events last=${4##* } arrivals=
 	shift 4
+	# an application-limited sender: when each frame arrived
+	case " $* " in *" -r "*) arrivals=$WORK/$name.$cc.arrivals ;; esac
 	for step in $profile; do
 		total=$((total + ${step##*:}))
 	done
@@ -151,8 +170,8 @@ run_one() {
 	sampler=$(sample_cross "$WORK/$name.$cc.cross")
 	cross_profile "$kind" "$xprofile" &
 	cross=$!
-	timed_send "$cc" $port "$total" -T "$WORK/$name.$cc.samples" "$@" \
-		> "$WORK/$name.$cc.xfer"
+	RECV_ARRIVALS=$arrivals timed_send "$cc" $port "$total" \
+		-T "$WORK/$name.$cc.samples" "$@" > "$WORK/$name.$cc.xfer"
 	kill "$cross" 2>/dev/null
 	wait $cross
 	kill "$sampler" 2>/dev/null
@@ -207,7 +226,27 @@ if want S3; then
 		scenario "S3-$pct" poisson "$(p $pct):$SECS"
 	done
 fi
-want S4 && scenario S4 cbr "$(p 60):$SECS" -r "$S4_MBIT" -F "$S4_FRAME"
+# s4_name MBIT A WRITE: S4 alone for one combination, else each named
+s4_name() {
+	if [ "$(echo $S4_MBIT $S4_A $S4_WRITE | wc -w)" = 3 ]; then
+		echo S4
+	else
+		echo "S4-${1}M-A$2$([ "$3" = 0 ] || echo "-w$3")"
+	fi
+}
+if want S4; then
+	for mbit in $S4_MBIT; do
+		for a in $S4_A; do
+			for w in $S4_WRITE; do
+				wopt=()
+				[ "$w" = 0 ] || wopt=(-w "$w")
+				scenario "$(s4_name "$mbit" "$a" "$w")" cbr \
+					"$(p $((100 - a))):$SECS" -r "$mbit" \
+					-F "$S4_FRAME" "${wopt[@]}"
+			done
+		done
+	done
+fi
 if want S5; then
 	for r in $(seq "$S5_REPS"); do
 		together S5-4imtcp-r$r imtcp imtcp imtcp imtcp

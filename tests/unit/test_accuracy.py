@@ -142,6 +142,41 @@ class Trace(unittest.TestCase):
         self.assertEqual([e[8] for e in est], [0, 1])
 
 
+class FrameDelivery(unittest.TestCase):
+    def files(self, result, reads):
+        d = tempfile.mkdtemp()
+        xf, af = os.path.join(d, "x.xfer"), os.path.join(d, "x.arrivals")
+        with open(xf, "w") as f:
+            f.write(result + "\n")
+        with open(af, "w") as f:
+            f.writelines(f"{t:.6f} {n}\n" for t, n in reads)
+        return xf, af
+
+    def test_each_frame_from_its_due_time_to_its_last_byte(self):
+        # frames of 2500.5 bytes every 40 ms from t0 = 100: frame 0 ends at
+        # byte 2500, frame 1 at 5001, frame 2 at 7501
+        xf, af = self.files("cc=imtcp bytes=7501 frame_t0=100.000000 "
+                            "frame_bytes=2500.500",
+                            [(100.010, 1448), (100.012, 2500),
+                             (100.055, 5000), (100.061, 5001),
+                             (100.095, 7501)])
+        ms = accuracy.frame_delivery_ms(xf, af)
+        self.assertEqual(len(ms), 3)
+        for got, want in zip(ms, (12.0, 21.0, 15.0)):
+            self.assertAlmostEqual(got, want, places=3)
+
+    def test_one_read_completes_several_frames(self):
+        xf, af = self.files("frame_t0=0.0 frame_bytes=1000",
+                            [(0.130, 3000)])
+        ms = accuracy.frame_delivery_ms(xf, af)
+        for got, want in zip(ms, (130.0, 90.0, 50.0)):
+            self.assertAlmostEqual(got, want, places=3)
+
+    def test_a_bulk_run_has_none(self):
+        xf, af = self.files("cc=reno bytes=1000", [(0.1, 1000)])
+        self.assertIsNone(accuracy.frame_delivery_ms(xf, af))
+
+
 class Tap(unittest.TextTestResult):
     """ok / not ok per test, numbered."""
 
