@@ -8,7 +8,8 @@ module analysed, with what the module analysed and what it concluded.
 
 Format (lines):
   # comment
-  M raw_bps edge ceiling_us k n min_rtt_us   a measurement, the module's result
+  M raw_bps edge ceiling_us k n min_rtt_us   a measurement (k streams of n
+                                             segments), the module's result
   S lo_bps hi_bps mss outcome seg:tx_us:delay_us ...   one line per stream
 """
 import re
@@ -37,8 +38,8 @@ def main(path, comment):
         nonlocal pending
         if pending:
             ceiling = pending["ceiling"]
-            print(f"M {raw} {edge} {ceiling} {len(pending['st'])} 10 "
-                  f"{pending['min_rtt']}")
+            print(f"M {raw} {edge} {ceiling} {len(pending['st'])} "
+                  f"{pending['n']} {pending['min_rtt']}")
             for lo, hi, mss, outcome, ss in pending["st"]:
                 print(f"S {lo} {hi} {mss} {outcome} " +
                       " ".join(f"{s}:{t}:{d}" for s, t, d in ss))
@@ -67,7 +68,8 @@ def main(path, comment):
             if i == 0:
                 flush(0, 0)
                 pending = {"ceiling": ceiling(dmax, dmin), "st": [],
-                           "min_rtt": f.get("min_rtt_us", "0")}
+                           "min_rtt": f.get("min_rtt_us", "0"),
+                           "n": f.get("segs", "10")}
                 dmax = [0, dmax[0]]
                 dmin = [0, dmin[0]]
             lo, hi = f["rate"].split("-")
