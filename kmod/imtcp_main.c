@@ -71,6 +71,9 @@
  *     (5-16 segments), not N.
  *   o A is a least-squares fit of a queue model over all streams' delays,
  *     not the first rising segment (core/imtcp_fit.c says why).
+ *   o A result is held at 9/8 of the rate the bottleneck served its
+ *     rising streams at (at least A, at most C; core/imtcp_served.c): a
+ *     shaper's bucket lets a stream's fast end through unqueued.
  *   o The first result is provisional (dropped at the lower edge of its
  *     range, else replaced by the next); the estimate is the median of
  *     the latest results, smoothed by an EWMA (gain_shift).

@@ -3,8 +3,9 @@
  * The measurement unit: search range, stream rates, analysis of each
  * stream's delays, the estimate and the next search range. One job per
  * file: imtcp_plan.c (stream plans), imtcp_stream.c (a stream's samples
- * and their class), imtcp_fit.c (a measurement's result), imtcp_est.c
- * (the estimate), imtcp_range.c (the search range).
+ * and their class), imtcp_fit.c (a measurement's result), imtcp_served.c
+ * (that result held at the rate the link served the rising streams at),
+ * imtcp_est.c (the estimate), imtcp_range.c (the search range).
  *
  * A measurement is k streams of n segments. Stream i probes sub-range i of
  * the search range [lo_bps, hi_bps]: the gap after its segment j is sized for the
@@ -107,6 +108,9 @@ void imtcp_analyse_stream(struct imtcp_stream *st,
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  const struct imtcp_est_cfg *cfg, s32 base_us,
 		  enum imtcp_edge *edge, u32 *rse);
+u64 imtcp_served_bps(const struct imtcp_stream *st);
+u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u64 fit_bps,
+		     enum imtcp_edge *edge, u32 *rse);
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
 u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps);

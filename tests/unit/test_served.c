@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the served-rate bound (kmod/core/imtcp_served.c): the
+ * rate a rising stream was served at, from its last lowest sample on,
+ * and a measurement's result held at 9/8 of the highest such rate.
+ */
+#include "kselftest_harness.h"
+#include "core/imtcp_est.h"
+
+#define MBIT	1000000ULL
+#define MSS	1448
+#define BASE	40000		/* delay of an empty queue, us */
+
+/*
+ * A stream of @n samples, one per second segment (a receiver that ACKs
+ * every other one), sent at @send_mbit: from sample @onset on, the
+ * bottleneck serves it at @served_mbit, so each ACK comes the service
+ * time of two segments after the one before, and the delays grow by that
+ * less the send gap. Before @onset the delays fall by @fall_us a sample
+ * (a queue draining).
+ */
+static void stream(struct imtcp_stream *st, u32 n, double send_mbit,
+		   double served_mbit, u32 onset, s32 fall_us)
+{
+	double gap_us = 2.0 * MSS * 8 / send_mbit;
+	double svc_us = 2.0 * MSS * 8 / served_mbit;
+	double d = BASE + (double)onset * fall_us;
+	u32 i;
+
+	memset(st, 0, sizeof(*st));
+	st->seg_bytes = MSS;
+	st->outcome = IMTCP_OUT_RISE;
+	st->nsamples = n;
+	for (i = 0; i < n; i++) {
+		st->s[i].seg = 2 * i + 1;
+		st->s[i].tx_us = 1000000 + (u32)(i * gap_us);
+		if (i < onset)
+			d -= fall_us;
+		else if (i > onset)
+			d += svc_us - gap_us;
+		st->s[i].delay_us = (s32)d;
+	}
+}
+
+static void expect_near(struct __test_metadata *_metadata, u64 bps,
+			double mbit)
+{
+	EXPECT_GE(bps, (u64)(mbit * MBIT * 0.99));
+	EXPECT_LE(bps, (u64)(mbit * MBIT * 1.01));
+}
+
+TEST(rising_stream_served_at_the_bottleneck_rate)
+{
+	struct imtcp_stream st;
+
+	stream(&st, 8, 60, 30, 0, 0);
+	expect_near(_metadata, imtcp_served_bps(&st), 30);
+}
+
+/* the draining part before the lowest sample does not count */
+TEST(served_from_the_last_lowest_sample_on)
+{
+	struct imtcp_stream st;
+
+	stream(&st, 8, 60, 25, 3, 200);
+	expect_near(_metadata, imtcp_served_bps(&st), 25);
+}
+
+TEST(no_served_rate_without_a_rise)
+{
+	struct imtcp_stream st;
+
+	stream(&st, 8, 60, 30, 0, 0);
+	st.outcome = IMTCP_OUT_FLAT;
+	EXPECT_EQ(0, imtcp_served_bps(&st));
+	st.outcome = IMTCP_OUT_UNCLEAR;
+	EXPECT_EQ(0, imtcp_served_bps(&st));
+	st.outcome = IMTCP_OUT_RISE;
+	st.seg_bytes = 0;
+	EXPECT_EQ(0, imtcp_served_bps(&st));
+}
+
+/* two samples after the lowest are too few to time a service */
+TEST(no_served_rate_from_a_late_lowest_sample)
+{
+	struct imtcp_stream st;
+
+	stream(&st, 8, 60, 30, 6, 200);
+	EXPECT_EQ(0, imtcp_served_bps(&st));
+	stream(&st, 8, 60, 30, 5, 200);
+	expect_near(_metadata, imtcp_served_bps(&st), 30);
+}
+
+/* a last ACK timed no later than the first (clock trouble): no rate */
+TEST(no_served_rate_over_no_time)
+{
+	struct imtcp_stream st;
+	u32 i;
+
+	stream(&st, 6, 60, 30, 0, 0);
+	for (i = 1; i < st.nsamples; i++) {
+		st.s[i].tx_us = st.s[0].tx_us - 10;
+		st.s[i].delay_us = BASE + 5 + i;
+	}
+	EXPECT_EQ(0, imtcp_served_bps(&st));
+}
+
+/* a flat stream read A above C; the next one rose at C = 30 */
+TEST(result_above_the_served_rate_is_held_at_nine_eighths)
+{
+	struct imtcp_stream st[2];
+	enum imtcp_edge edge = IMTCP_EDGE_HIGH;
+	u32 rse = 120;
+	u64 r;
+
+	stream(&st[0], 8, 40, 40, 0, 0);
+	st[0].outcome = IMTCP_OUT_FLAT;
+	stream(&st[1], 8, 70, 30, 0, 0);
+	r = imtcp_served_cap(st, 2, 50 * MBIT, &edge, &rse);
+	expect_near(_metadata, r, 30 * 9.0 / 8);
+	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
+	EXPECT_EQ(0, rse);
+}
+
+/* the highest served rate of the rising streams makes the bound */
+TEST(highest_served_rate_bounds)
+{
+	struct imtcp_stream st[2];
+	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u32 rse = 0;
+
+	stream(&st[0], 8, 50, 24, 0, 0);
+	stream(&st[1], 8, 70, 32, 0, 0);
+	expect_near(_metadata,
+		    imtcp_served_cap(st, 2, 60 * MBIT, &edge, &rse),
+		    32 * 9.0 / 8);
+}
+
+TEST(result_within_the_bound_is_kept)
+{
+	struct imtcp_stream st[2];
+	enum imtcp_edge edge = IMTCP_EDGE_LOW;
+	u32 rse = 80;
+
+	stream(&st[0], 8, 20, 20, 0, 0);
+	st[0].outcome = IMTCP_OUT_FLAT;
+	stream(&st[1], 8, 70, 30, 0, 0);
+	EXPECT_EQ(33 * MBIT, imtcp_served_cap(st, 2, 33 * MBIT, &edge, &rse));
+	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
+	EXPECT_EQ(80, rse);
+}
+
+TEST(no_rising_stream_no_bound)
+{
+	struct imtcp_stream st[2];
+	enum imtcp_edge edge = IMTCP_EDGE_HIGH;
+	u32 rse = 0;
+
+	stream(&st[0], 8, 20, 20, 0, 0);
+	stream(&st[1], 8, 40, 40, 0, 0);
+	st[0].outcome = IMTCP_OUT_FLAT;
+	st[1].outcome = IMTCP_OUT_FLAT;
+	EXPECT_EQ(90 * MBIT, imtcp_served_cap(st, 2, 90 * MBIT, &edge, &rse));
+	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
+}
+
+TEST_HARNESS_MAIN
