@@ -224,6 +224,15 @@ static u64 range_cap_bps(const struct imtcp_meas *meas, u64 hint_bps, u32 mss)
 		   2 * imtcp_envelope_bps(&meas->cfg, mss));
 }
 
+/* The connection's latest delivery rate: the application's own rate. */
+static u64 own_rate_bps(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return imtcp_rate_bps(tp->rate_delivered, tp->mss_cache,
+			      tp->rate_interval_us);
+}
+
 static void begin_stream(struct sock *sk, struct imtcp_meas *meas)
 {
 	struct imtcp_stream *st = &meas->st[meas->cu.stream];
@@ -234,7 +243,9 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *meas)
 		imtcp_first_range(&meas->est, hint);
 	if (!meas->cu.stream)
 		imtcp_est_bound(&meas->est,
-				imtcp_range_floor(meas->dlv_max_bps, hint),
+				imtcp_range_floor(meas->dlv_max_bps, hint,
+						  own_rate_bps(sk),
+						  meas->cu.limited),
 				range_cap_bps(meas, hint, tp->mss_cache));
 	imtcp_plan_stream(&meas->est, &meas->cfg, meas->cu.stream, st);
 	st->seg_bytes = tp->mss_cache;

@@ -113,7 +113,8 @@ u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u64 fit_bps,
 		     enum imtcp_edge *edge, u32 *rse);
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
-u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps);
+u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 own_bps,
+		      bool window_limited);
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		      u64 raw_bps, enum imtcp_edge edge, u32 rse);
 bool imtcp_est_update_bounded(struct imtcp_est *e,

@@ -57,9 +57,14 @@ void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps)
 /*
  * The lowest rate a measurement may start from: 3/4 of the delivery rate
  * @dlv_bps (a lower bound of A, less a margin for the noise of single
- * rate samples) and half the window's rate @window_bps (a stream slower
- * than that would hold the connection back). Also in slow start: not
- * from the slow start's own pace, twice the window's rate. From the 4 N
+ * rate samples) and half of a second rate: where the window limits the
+ * sender (@window_limited), the window's rate @window_bps (a stream
+ * slower than that would hold the connection back); else the
+ * connection's own latest delivery rate @own_bps, the application's
+ * rate, which the path carries.
+ *
+ * The window's rate, also in slow start: not from the slow start's own
+ * pace, twice the window's rate. From the 4 N
  * at which a slow start may hold (imtcp_cu.c), at MTU 9000 and C = 100
  * Mbit/s that pace is already above C, every result lies below its
  * range and is dropped, and the first estimate waits for the loss
@@ -67,10 +72,19 @@ void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps)
  * rate it comes after 4.0-4.6 RTT where A >= 60 (two runs), and imtcp
  * against reno from a common start (20 s pairs, MTU 1500, C = 50) keeps
  * its share: 1.046 beside 1.058 with measure=N (10 pairs each).
+ *
+ * An application-limited sender's window says nothing about A: one at 10
+ * Mbit/s had a cwnd of 183 segments, and half its rate, 24 Mbit/s, kept
+ * every result of a run where A was 13.9 at the range's lower edge. With
+ * no second rate at all its streams began at 0.1 Mbit/s, and a frame
+ * waited up to 116 ms for one gap.
  */
-u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps)
+u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 own_bps,
+		      bool window_limited)
 {
-	return max_t(u64, dlv_bps - dlv_bps / 4, window_bps / 2);
+	u64 second_bps = window_limited ? window_bps : own_bps;
+
+	return max_t(u64, dlv_bps - dlv_bps / 4, second_bps / 2);
 }
 
 /*

@@ -565,10 +565,21 @@ TEST(bounds_hold_the_range)
 
 TEST(range_floor)
 {
-	/* delivery 3/4, window 1/2 */
-	EXPECT_EQ(15 * MBIT, imtcp_range_floor(20 * MBIT, 10 * MBIT));
-	EXPECT_EQ(20 * MBIT, imtcp_range_floor(4 * MBIT, 40 * MBIT));
-	EXPECT_EQ(0, imtcp_range_floor(0, 0));
+	/* delivery 3/4, window 1/2 where the window limits the sender */
+	EXPECT_EQ(15 * MBIT, imtcp_range_floor(20 * MBIT, 10 * MBIT, 0, true));
+	EXPECT_EQ(20 * MBIT, imtcp_range_floor(4 * MBIT, 40 * MBIT, 0, true));
+	EXPECT_EQ(0, imtcp_range_floor(0, 0, 0, true));
+}
+
+/* an application-limited sender: its own rate, not its window's */
+TEST(range_floor_of_an_application_limited_sender)
+{
+	EXPECT_EQ(5 * MBIT,
+		  imtcp_range_floor(0, 48 * MBIT, 10 * MBIT, false));
+	EXPECT_EQ(15 * MBIT,
+		  imtcp_range_floor(20 * MBIT, 48 * MBIT, 10 * MBIT, false));
+	EXPECT_EQ(24 * MBIT,
+		  imtcp_range_floor(0, 48 * MBIT, 10 * MBIT, true));
 }
 
 /* From a slow-start hint far below A, the first estimates find A. */
