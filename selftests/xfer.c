@@ -28,7 +28,7 @@
  *       the other, at once), as a sender that writes a frame packet by
  *       packet does. With -r the result line also carries frame_t0 (the
  *       CLOCK_MONOTONIC second the first frame was due; frame j is due
- *       j frame intervals later) and frame_bytes (a frame's length;
+ *       j x frame_ms later) and frame_bytes (a frame's length;
  *       frame j ends at byte (j + 1) x frame_bytes, rounded down).
  *       -T writes, every 100 ms while sending, one line "MONOTONIC_SECONDS
  *       DELIVERY_RATE_BPS CC_BW_BPS BYTES_ACKED" to FILE:
@@ -406,8 +406,9 @@ static void print_result(int fd, const struct opts *o,
 		printf(" cc_est_bps=%llu",
 		       (unsigned long long)ccinfo[2] << 32 | ccinfo[1]);
 	if (o->rate_mbit > 0)
-		printf(" frame_t0=%.6f frame_bytes=%.3f", frame_t0,
-		       o->rate_mbit * 1e6 / 8 * o->frame_secs);
+		printf(" frame_t0=%.6f frame_bytes=%.3f frame_ms=%.3f",
+		       frame_t0, o->rate_mbit * 1e6 / 8 * o->frame_secs,
+		       o->frame_secs * 1000);
 	printf("\n");
 	fflush(stdout);
 }

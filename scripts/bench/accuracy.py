@@ -235,16 +235,16 @@ def med(v):
 
 def frame_delivery_ms(xfer_path, arrivals_path):
     """Each frame's delivery time in ms, from when it was due (xfer send's
-    frame_t0 plus its index in frame intervals) to the receiver's read of
+    frame_t0 plus its index times frame_ms) to the receiver's read of
     its last byte (xfer recv -L); frame j ends at byte
     floor((j + 1) x frame_bytes). None without both files (a bulk run)."""
     f = xfer_fields(xfer_path)
     try:
         t0, fb = float(f["frame_t0"]), float(f["frame_bytes"])
+        frame_s = float(f["frame_ms"]) / 1000
         reads = [line.split() for line in open(arrivals_path)]
     except (KeyError, ValueError, OSError):
         return None
-    frame_s = float(os.environ.get("S4_FRAME", "40")) / 1000
     out, j = [], 0
     for v in reads:
         if len(v) < 2:
