@@ -202,15 +202,26 @@ static void unshape(struct sock *sk, struct imtcp_meas *meas)
 	meas->shaped = false;
 }
 
-/* A rate the connection already knows, for the first search range. */
+/* The connection's latest delivery rate: the application's own rate. */
+static u64 own_rate_bps(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return imtcp_rate_bps(tp->rate_delivered, tp->mss_cache,
+			      tp->rate_interval_us);
+}
+
+/*
+ * A rate the connection already knows, for the first search range: its
+ * window's rate or its latest delivery rate.
+ */
 static u64 rate_hint(const struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
 	return max(imtcp_rate_bps(tcp_snd_cwnd(tp), tp->mss_cache,
 				  max(tp->srtt_us >> 3, 1U)),
-		   imtcp_rate_bps(tp->rate_delivered, tp->mss_cache,
-				  tp->rate_interval_us));
+		   own_rate_bps(sk));
 }
 
 /*
@@ -222,15 +233,6 @@ static u64 range_cap_bps(const struct imtcp_meas *meas, u64 hint_bps, u32 mss)
 {
 	return min(IMTCP_CAP_MUL * max(meas->dlv_max_bps, hint_bps),
 		   2 * imtcp_envelope_bps(&meas->cfg, mss));
-}
-
-/* The connection's latest delivery rate: the application's own rate. */
-static u64 own_rate_bps(const struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	return imtcp_rate_bps(tp->rate_delivered, tp->mss_cache,
-			      tp->rate_interval_us);
 }
 
 static void begin_stream(struct sock *sk, struct imtcp_meas *meas)
