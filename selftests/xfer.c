@@ -26,7 +26,7 @@
  *       pictures or media segments writes larger chunks less often).
  *       -w writes each frame in write() calls of at most BYTES (one after
  *       the other, at once), as a sender that writes a frame packet by
- *       packet does. With -r the result line also carries frame_t0 (the
+ *       packet does. With -r the result line also carries frame_t0_s (the
  *       CLOCK_MONOTONIC second the first frame was due; frame j is due
  *       j x frame_ms later) and frame_bytes (a frame's length;
  *       frame j ends at byte (j + 1) x frame_bytes, rounded down).
@@ -256,7 +256,7 @@ static int connect_retry(const struct opts *o)
  * sender that fell behind catches up at once, as a video encoder's
  * queue would.
  */
-static double frame_t0;	/* when the first frame was due (monotonic s) */
+static double frame_t0_s;	/* when the first frame was due (monotonic s) */
 
 static ssize_t next_frame(unsigned long long sent, const struct opts *o,
 			  double t_end)
@@ -266,16 +266,16 @@ static ssize_t next_frame(unsigned long long sent, const struct opts *o,
 	double t = now(), due;
 	long j;
 
-	if (!frame_t0)
-		frame_t0 = t;
+	if (!frame_t0_s)
+		frame_t0_s = t;
 	for (;;) {
 		if (t >= t_end)
 			return 0;
-		j = (long)((t - frame_t0) / o->frame_secs);
+		j = (long)((t - frame_t0_s) / o->frame_secs);
 		due = (j + 1) * frame_bytes;
 		if (due - sent >= 1)
 			break;
-		sleep_until(frame_t0 + (j + 1) * o->frame_secs);
+		sleep_until(frame_t0_s + (j + 1) * o->frame_secs);
 		t = now();
 	}
 	due -= sent;
@@ -406,8 +406,8 @@ static void print_result(int fd, const struct opts *o,
 		printf(" cc_est_bps=%llu",
 		       (unsigned long long)ccinfo[2] << 32 | ccinfo[1]);
 	if (o->rate_mbit > 0)
-		printf(" frame_t0=%.6f frame_bytes=%.3f frame_ms=%.3f",
-		       frame_t0, o->rate_mbit * 1e6 / 8 * o->frame_secs,
+		printf(" frame_t0_s=%.6f frame_bytes=%.3f frame_ms=%.3f",
+		       frame_t0_s, o->rate_mbit * 1e6 / 8 * o->frame_secs,
 		       o->frame_secs * 1000);
 	printf("\n");
 	fflush(stdout);

@@ -235,12 +235,12 @@ def med(v):
 
 def frame_delivery_ms(xfer_path, arrivals_path):
     """Each frame's delivery time in ms, from when it was due (xfer send's
-    frame_t0 plus its index times frame_ms) to the receiver's read of
+    frame_t0_s plus its index times frame_ms) to the receiver's read of
     its last byte (xfer recv -L); frame j ends at byte
     floor((j + 1) x frame_bytes). None without both files (a bulk run)."""
     f = xfer_fields(xfer_path)
     try:
-        t0, fb = float(f["frame_t0"]), float(f["frame_bytes"])
+        t0_s, fb = float(f["frame_t0_s"]), float(f["frame_bytes"])
         frame_s = float(f["frame_ms"]) / 1000
         reads = [line.split() for line in open(arrivals_path)]
     except (KeyError, ValueError, OSError):
@@ -249,9 +249,9 @@ def frame_delivery_ms(xfer_path, arrivals_path):
     for v in reads:
         if len(v) < 2:
             continue
-        t, total = float(v[0]), int(v[1])
+        t_s, total = float(v[0]), int(v[1])
         while int((j + 1) * fb) <= total:
-            out.append(1000 * (t - (t0 + j * frame_s)))
+            out.append(1000 * (t_s - (t0_s + j * frame_s)))
             j += 1
     return out
 

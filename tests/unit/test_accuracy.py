@@ -155,7 +155,7 @@ class FrameDelivery(unittest.TestCase):
     def test_each_frame_from_its_due_time_to_its_last_byte(self):
         # frames of 2500.5 bytes every 40 ms from t0 = 100: frame 0 ends at
         # byte 2500, frame 1 at 5001, frame 2 at 7501
-        xf, af = self.files("cc=imtcp bytes=7501 frame_t0=100.000000 "
+        xf, af = self.files("cc=imtcp bytes=7501 frame_t0_s=100.000000 "
                             "frame_bytes=2500.500 frame_ms=40.000",
                             [(100.010, 1448), (100.012, 2500),
                              (100.055, 5000), (100.061, 5001),
@@ -166,14 +166,14 @@ class FrameDelivery(unittest.TestCase):
             self.assertAlmostEqual(got, want, places=3)
 
     def test_one_read_completes_several_frames(self):
-        xf, af = self.files("frame_t0=0.0 frame_bytes=1000 frame_ms=40",
+        xf, af = self.files("frame_t0_s=0.0 frame_bytes=1000 frame_ms=40",
                             [(0.130, 3000)])
         ms = accuracy.frame_delivery_ms(xf, af)
         for got, want in zip(ms, (130.0, 90.0, 50.0)):
             self.assertAlmostEqual(got, want, places=3)
 
     def test_the_sender_s_frame_interval(self):
-        xf, af = self.files("frame_t0=0.0 frame_bytes=1000 frame_ms=100",
+        xf, af = self.files("frame_t0_s=0.0 frame_bytes=1000 frame_ms=100",
                             [(0.230, 3000)])
         ms = accuracy.frame_delivery_ms(xf, af)
         for got, want in zip(ms, (230.0, 130.0, 30.0)):
