@@ -47,6 +47,10 @@
 #define EXIT_USAGE	2
 #define EXIT_NO_IMTCP	3	/* imtcp asked for and not available */
 
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP	262
+#endif
+
 #define FRAME_MAGIC	0x494d544dU	/* "IMTM" */
 #define RUNGS_MAX	16
 #define FPS_MAX		120
@@ -84,6 +88,7 @@ static struct {
 	const char *cc;			/* NULL: imtcp */
 	unsigned int playout_ms;
 	const char *bind;
+	int proto;			/* --mptcp: IPPROTO_MPTCP, else 0 */
 	bool json;
 } opt = {
 	.secs = 10, .fps = 25, .pick = PICK_IMTCP, .margin_pct = 80,
@@ -130,18 +135,9 @@ static const char *rate_str(uint64_t bps, char *buf, size_t len)
 	return imtcp_rate_str(bps, buf, len);
 }
 
-/* "2.5" (Mbit/s) -> 2500000; false unless a rate in (0, RATE_MAX_BPS]. */
 static bool parse_mbit(const char *s, uint64_t *bps)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v * 1e6 > RATE_MAX_BPS)
-		return false;
-	*bps = (uint64_t)llround(v * 1e6);
-	return *bps >= 1000;
+	return imtcp_parse_mbit(s, RATE_MAX_BPS, bps);
 }
 
 /* "1,2.5,5": rungs in Mbit/s, rising. */
@@ -163,20 +159,6 @@ static bool parse_ladder(const char *s)
 		opt.rungs++;
 	}
 	return opt.rungs > 0;
-}
-
-static bool parse_uint(const char *s, unsigned int lo, unsigned int hi,
-		       unsigned int *v)
-{
-	unsigned long x;
-	char *end;
-
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || x < lo || x > hi)
-		return false;
-	*v = x;
-	return true;
 }
 
 /* ---- sender ---- */
@@ -300,6 +282,22 @@ static uint32_t mss_of(int fd)
 	return mss;
 }
 
+/*
+ * A stream socket, MPTCP with --mptcp. MPTCP needs net.mptcp.enabled=1
+ * and a kernel built with it: say so instead of falling back to TCP.
+ */
+static int open_socket(int family)
+{
+	int fd = socket(family, SOCK_STREAM, opt.proto);
+	bool off = errno == EPROTONOSUPPORT || errno == ENOPROTOOPT;
+
+	if (fd < 0 && opt.proto == IPPROTO_MPTCP)
+		fprintf(stderr, "imtcp-media: MPTCP socket: %s%s\n",
+			strerror(errno),
+			off ? " (sysctl net.mptcp.enabled=1?)" : "");
+	return fd;
+}
+
 static int dial(const char *host, const char *port)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
@@ -313,7 +311,7 @@ static int dial(const char *host, const char *port)
 		return -1;
 	}
 	for (a = ai; a; a = a->ai_next) {
-		fd = socket(a->ai_family, SOCK_STREAM, 0);
+		fd = open_socket(a->ai_family);
 		if (fd < 0)
 			continue;
 		if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc))) {
@@ -555,7 +553,7 @@ static int listen_on(const char *port)
 			gai_strerror(err));
 		return -1;
 	}
-	fd = socket(ai->ai_family, SOCK_STREAM, 0);
+	fd = open_socket(ai->ai_family);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 1)) {
@@ -743,15 +741,22 @@ static int run_recv(const char *port)
 		return 1;
 	}
 	fd = accept(lfd, NULL, NULL);
-	close(lfd);
 	if (fd < 0) {
 		if (!stop)
 			perror("imtcp-media: accept");
+		close(lfd);
 		free(r.delay_ns);
 		return 1;
 	}
+	/* MPTCP: the peer's further subflows join through the listener */
+	if (opt.proto != IPPROTO_MPTCP) {
+		close(lfd);
+		lfd = -1;
+	}
 	rc = receive(fd, &r);
 	close(fd);
+	if (lfd >= 0)
+		close(lfd);
 	free(r.delay_ns);
 	return rc;
 }
@@ -784,6 +789,8 @@ static void usage(FILE *f)
 		"  -l, --playout MS     playout delay (0-60000, default 200)\n"
 		"  -B, --bind ADDR      listen on ADDR (default: any)\n"
 		"both:\n"
+		"  -M, --mptcp          an MPTCP socket (the path manager adds\n"
+		"                       subflows; they inherit --cc)\n"
 		"  -j, --json           one JSON object per line\n"
 		"  -h, --help           this text\n"
 		"  -V, --version\n"
@@ -823,6 +830,7 @@ static void parse_opts(int argc, char **argv)
 		{ "cc", required_argument, NULL, 'C' },
 		{ "playout", required_argument, NULL, 'l' },
 		{ "bind", required_argument, NULL, 'B' },
+		{ "mptcp", no_argument, NULL, 'M' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -831,7 +839,7 @@ static void parse_opts(int argc, char **argv)
 	unsigned int secs;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:L:s:m:i:f:w:t:C:l:B:jhV", lo,
+	while ((c = getopt_long(argc, argv, "p:L:s:m:i:f:w:t:C:l:B:MjhV", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p': parse_pick(optarg); break;
@@ -845,23 +853,23 @@ static void parse_opts(int argc, char **argv)
 				bad_arg("--start (Mbit/s)", optarg);
 			break;
 		case 'm':
-			if (!parse_uint(optarg, 1, 100, &opt.margin_pct))
+			if (!imtcp_parse_uint(optarg, 1, 100, &opt.margin_pct))
 				bad_arg("--margin (1-100)", optarg);
 			break;
 		case 'i':
-			if (!parse_uint(optarg, 10, 60000, &opt.interval_ms))
+			if (!imtcp_parse_uint(optarg, 10, 60000, &opt.interval_ms))
 				bad_arg("--interval (10-60000 ms)", optarg);
 			break;
 		case 'f':
-			if (!parse_uint(optarg, 1, FPS_MAX, &opt.fps))
+			if (!imtcp_parse_uint(optarg, 1, FPS_MAX, &opt.fps))
 				bad_arg("--fps", optarg);
 			break;
 		case 'w':
-			if (!parse_uint(optarg, 1, 64, &opt.writes))
+			if (!imtcp_parse_uint(optarg, 1, 64, &opt.writes))
 				bad_arg("--writes (1-64)", optarg);
 			break;
 		case 't':
-			if (!parse_uint(optarg, 0, 86400, &secs))
+			if (!imtcp_parse_uint(optarg, 0, 86400, &secs))
 				bad_arg("--time (0-86400 s)", optarg);
 			opt.secs = secs;
 			break;
@@ -871,10 +879,11 @@ static void parse_opts(int argc, char **argv)
 			opt.cc = optarg;
 			break;
 		case 'l':
-			if (!parse_uint(optarg, 0, 60000, &opt.playout_ms))
+			if (!imtcp_parse_uint(optarg, 0, 60000, &opt.playout_ms))
 				bad_arg("--playout (0-60000 ms)", optarg);
 			break;
 		case 'B': opt.bind = optarg; break;
+		case 'M': opt.proto = IPPROTO_MPTCP; break;
 		case 'j': opt.json = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V':
