@@ -19,8 +19,7 @@
 #include <unistd.h>
 
 #include "imtcp_fmt.h"
-#include "imtcp_nlerr.h"
-#include "imtcp_subflows.h"
+#include "imtcp_genl.h"
 #include "uapi/imtcp.h"
 
 #define EXIT_USAGE	2
@@ -30,20 +29,6 @@
 #ifndef IMTCP_STAT_VERSION
 #define IMTCP_STAT_VERSION "dev"
 #endif
-
-struct row {
-	uint64_t cookie, est, raw, lo, hi, dlv, hold, stream, envelope;
-	uint64_t probe_bps, busy_bps;
-	uint32_t age, meas, fail, srtt, minrtt, cwnd;
-	uint8_t family, state, m, reason, bound;
-	uint16_t sport, dport;
-	char saddr[INET6_ADDRSTRLEN], daddr[INET6_ADDRSTRLEN];
-	bool has_cookie;
-	bool mptcp;			/* a subflow of an MPTCP connection */
-	bool sf_known;			/* .. and sf holds which one */
-	struct imtcp_subflow sf;
-	int order;			/* where its connection is listed */
-};
 
 struct filter {
 	int sport, dport;		/* -1: any */
@@ -58,10 +43,7 @@ static struct {
 	struct filter f;
 } opt = { .f = { .sport = -1, .dport = -1 } };
 
-static struct mnl_socket *nl;
-static uint16_t family_id;
-static uint32_t mcgrp_id;
-static unsigned int seq;
+static struct imtcp_genl g;
 static int shown;		/* rows printed in this round */
 static bool first_json = true;
 
@@ -100,148 +82,17 @@ static const char *bound_name(uint8_t b)
 }
 
 
-/* Print an error from the kernel: the extended ACK's message if any. */
-static int cb_error(const struct nlmsghdr *nlh, void *data)
-{
-	char msg[256];
-	int err = imtcp_nl_error(nlh, msg, sizeof(msg));
-
-	if (!err)
-		return MNL_CB_STOP;
-	errno = -err;
-	if (msg[0])
-		fprintf(stderr, "imtcp-stat: kernel says: %s\n", msg);
-	return MNL_CB_ERROR;
-}
-
-static int run(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
-{
-	static char buf[32768];
-	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
-		[NLMSG_ERROR] = cb_error, [NLMSG_DONE] = imtcp_nl_done,
-	};
-	int ret;
-
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -1;
-	do {
-		ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-		if (ret <= 0)
-			return -1;
-		ret = mnl_cb_run2(buf, ret, nlh->nlmsg_seq,
-				  mnl_socket_get_portid(nl), cb, data, ctl,
-				  NLMSG_MIN_TYPE);
-	} while (ret == MNL_CB_OK);
-	return ret < 0 ? -1 : 0;
-}
-
-static struct nlmsghdr *request(char *buf, uint16_t type, uint8_t cmd,
-				uint16_t flags, uint8_t version)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = ++seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = cmd;
-	g->version = version;
-	return nlh;
-}
-
-static int cb_groups(const struct nlattr *grp)
-{
-	const struct nlattr *a;
-	const char *name = NULL;
-	uint32_t id = 0;
-
-	mnl_attr_for_each_nested(a, grp) {
-		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_NAME)
-			name = mnl_attr_get_str(a);
-		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_ID)
-			id = mnl_attr_get_u32(a);
-	}
-	if (name && !strcmp(name, IMTCP_MCGRP_ESTIMATES))
-		mcgrp_id = id;
-	return 0;
-}
-
-static int cb_family(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlattr *a, *g;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID)
-			family_id = mnl_attr_get_u16(a);
-		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GROUPS)
-			mnl_attr_for_each_nested(g, a)
-				cb_groups(g);
-	}
-	return MNL_CB_OK;
-}
-
 /* Find the family; exits with EXIT_NOT_LOADED if the module is not there. */
-static void resolve_family(void)
+static void open_family(void)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = request(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
-				       NLM_F_ACK, 1);
-
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, IMTCP_GENL_NAME);
-	if (run(nlh, cb_family, NULL) < 0 || !family_id) {
-		if (errno == ENOENT) {
-			fprintf(stderr, "imtcp is not loaded: modprobe imtcp\n");
-			exit(EXIT_NOT_LOADED);
-		}
-		perror("imtcp-stat: generic netlink");
-		exit(EXIT_FAILURE);
+	if (!imtcp_genl_open(&g, "imtcp-stat"))
+		return;
+	if (errno == ENOENT) {
+		fprintf(stderr, "imtcp is not loaded: modprobe imtcp\n");
+		exit(EXIT_NOT_LOADED);
 	}
-}
-
-static void parse_row(const struct nlmsghdr *nlh, struct row *r)
-{
-	const struct nlattr *a;
-
-	memset(r, 0, sizeof(*r));
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(a)) {
-		case IMTCP_A_COOKIE: r->cookie = mnl_attr_get_u64(a);
-			r->has_cookie = true; break;
-		case IMTCP_A_FAMILY: r->family = mnl_attr_get_u8(a); break;
-		case IMTCP_A_SADDR4: inet_ntop(AF_INET, mnl_attr_get_payload(a),
-					       r->saddr, sizeof(r->saddr)); break;
-		case IMTCP_A_DADDR4: inet_ntop(AF_INET, mnl_attr_get_payload(a),
-					       r->daddr, sizeof(r->daddr)); break;
-		case IMTCP_A_SADDR6: inet_ntop(AF_INET6, mnl_attr_get_payload(a),
-					       r->saddr, sizeof(r->saddr)); break;
-		case IMTCP_A_DADDR6: inet_ntop(AF_INET6, mnl_attr_get_payload(a),
-					       r->daddr, sizeof(r->daddr)); break;
-		case IMTCP_A_SPORT: r->sport = mnl_attr_get_u16(a); break;
-		case IMTCP_A_DPORT: r->dport = mnl_attr_get_u16(a); break;
-		case IMTCP_A_ESTIMATE: r->est = mnl_attr_get_u64(a); break;
-		case IMTCP_A_RAW: r->raw = mnl_attr_get_u64(a); break;
-		case IMTCP_A_RANGE_LO: r->lo = mnl_attr_get_u64(a); break;
-		case IMTCP_A_RANGE_HI: r->hi = mnl_attr_get_u64(a); break;
-		case IMTCP_A_DELIVERY: r->dlv = mnl_attr_get_u64(a); break;
-		case IMTCP_A_AGE_MS: r->age = mnl_attr_get_u32(a); break;
-		case IMTCP_A_MEASUREMENTS: r->meas = mnl_attr_get_u32(a); break;
-		case IMTCP_A_STREAMS_FAILED: r->fail = mnl_attr_get_u32(a); break;
-		case IMTCP_A_STATE: r->state = mnl_attr_get_u8(a); break;
-		case IMTCP_A_M: r->m = mnl_attr_get_u8(a); break;
-		case IMTCP_A_SRTT_US: r->srtt = mnl_attr_get_u32(a); break;
-		case IMTCP_A_MIN_RTT_US: r->minrtt = mnl_attr_get_u32(a); break;
-		case IMTCP_A_CWND: r->cwnd = mnl_attr_get_u32(a); break;
-		case IMTCP_A_HOLD_US: r->hold = mnl_attr_get_u64(a); break;
-		case IMTCP_A_STREAM_US: r->stream = mnl_attr_get_u64(a); break;
-		case IMTCP_A_ENVELOPE: r->envelope = mnl_attr_get_u64(a); break;
-		case IMTCP_A_REASON: r->reason = mnl_attr_get_u8(a); break;
-		case IMTCP_A_PROBE: r->probe_bps = mnl_attr_get_u64(a); break;
-		case IMTCP_A_BUSY: r->busy_bps = mnl_attr_get_u64(a); break;
-		case IMTCP_A_BOUND: r->bound = mnl_attr_get_u8(a); break;
-		case IMTCP_A_MPTCP: r->mptcp = mnl_attr_get_u8(a); break;
-		}
-	}
+	perror("imtcp-stat: generic netlink");
+	exit(EXIT_FAILURE);
 }
 
 /*
@@ -264,7 +115,7 @@ static bool same_addr(const char *want, const char *addr)
 	return !want[0] || !strcmp(unmapped(want), unmapped(addr));
 }
 
-static bool matches(const struct row *r)
+static bool matches(const struct imtcp_row *r)
 {
 	const struct filter *f = &opt.f;
 
@@ -321,7 +172,7 @@ static void print_header(void)
  * token in hex, the local address id) for a subflow, "?" for a subflow
  * whose connection sock_diag did not tell (no CAP_NET_ADMIN).
  */
-static void mptcp_str(const struct row *r, char *buf, size_t len)
+static void mptcp_str(const struct imtcp_row *r, char *buf, size_t len)
 {
 	if (!r->mptcp)
 		snprintf(buf, len, "-");
@@ -332,7 +183,7 @@ static void mptcp_str(const struct row *r, char *buf, size_t len)
 			 r->sf.backup ? "b" : "");
 }
 
-static void print_table_row(const struct row *r)
+static void print_table_row(const struct imtcp_row *r)
 {
 	char l[64], p[64], e[16], lo[16], hi[16], rg[40], age[16], d[16];
 	char rtt[16], env[16], pr[16], note[64] = "", mp[16];
@@ -372,7 +223,7 @@ static void print_table_row(const struct row *r)
 	       note);
 }
 
-static void print_json_row(const struct row *r)
+static void print_json_row(const struct imtcp_row *r)
 {
 	printf("{");
 	if (opt.stamp) {
@@ -410,7 +261,7 @@ static void print_json_row(const struct row *r)
 		       r->sf.backup ? "true" : "false");
 }
 
-static void show(const struct row *r)
+static void show(const struct imtcp_row *r)
 {
 	if (opt.json) {
 		if (!opt.watch && !first_json)
@@ -428,44 +279,13 @@ static void show(const struct row *r)
 	fflush(stdout);
 }
 
-/* Rows of one listing, to be grouped before they are shown. */
-struct rows {
-	struct row *r;
-	int n, cap;
-};
-
-/* Tie MPTCP subflows to their connections (needs CAP_NET_ADMIN). */
-static void find_subflows(struct row *r, int n)
-{
-	struct imtcp_subflows sfs = { 0 };
-	const struct imtcp_subflow *sf;
-	int i;
-
-	for (i = 0; i < n && !r[i].mptcp; i++)
-		;
-	if (i == n)
-		return;
-	if (imtcp_subflows_read(&sfs) < 0) {	/* shown as not known */
-		imtcp_subflows_free(&sfs);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		sf = r[i].mptcp ? imtcp_subflow_find(&sfs, r[i].cookie) : NULL;
-		if (sf) {
-			r[i].sf = *sf;
-			r[i].sf_known = true;
-		}
-	}
-	imtcp_subflows_free(&sfs);
-}
-
 /*
  * Subflows of one MPTCP connection together, in the place of the first,
  * by local address id; every other row where the module listed it.
  */
 static int by_connection(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct imtcp_row *x = a, *y = b;
 
 	if (x->sf_known && y->sf_known && x->sf.token == y->sf.token &&
 	    x->sf.local_id != y->sf.local_id)
@@ -473,7 +293,7 @@ static int by_connection(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void group_rows(struct row *r, int n)
+static void group_rows(struct imtcp_row *r, int n)
 {
 	int i, j;
 
@@ -489,46 +309,30 @@ static void group_rows(struct row *r, int n)
 	qsort(r, n, sizeof(*r), by_connection);
 }
 
-static int cb_sock(const struct nlmsghdr *nlh, void *data)
+/* An event from the estimates group: show it now. */
+static int cb_event(const struct nlmsghdr *nlh, void *data)
 {
-	struct rows *rows = data;
-	struct row r;
+	struct imtcp_row r;
 
-	parse_row(nlh, &r);
+	imtcp_row_parse(nlh, &r);
 	if (!r.has_cookie || !matches(&r))
 		return MNL_CB_OK;
-	if (!rows) {			/* an event: show it now */
-		find_subflows(&r, 1);
-		show(&r);
-		return MNL_CB_OK;
-	}
-	if (rows->n == rows->cap) {
-		int cap = rows->cap ? 2 * rows->cap : 64;
-		struct row *p = realloc(rows->r, cap * sizeof(*p));
-
-		if (!p)
-			return MNL_CB_ERROR;
-		rows->r = p;
-		rows->cap = cap;
-	}
-	rows->r[rows->n++] = r;
+	imtcp_rows_find_subflows(&r, 1);
+	show(&r);
 	return MNL_CB_OK;
 }
 
 /* One listing of all sockets; returns the number shown. */
 static int dump_once(void)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = request(buf, family_id, IMTCP_CMD_GET_SOCK,
-				       NLM_F_DUMP, IMTCP_GENL_VERSION);
-	struct rows rows = { 0 };
+	struct imtcp_rows rows = { 0 };
 	int i;
 
-	if (run(nlh, cb_sock, &rows) < 0) {
+	if (imtcp_genl_dump(&g, &rows) < 0) {
 		perror("imtcp-stat: dump");
 		exit(EXIT_FAILURE);
 	}
-	find_subflows(rows.r, rows.n);
+	imtcp_rows_find_subflows(rows.r, rows.n);
 	group_rows(rows.r, rows.n);
 	shown = 0;
 	first_json = true;
@@ -537,7 +341,8 @@ static int dump_once(void)
 	else
 		print_header();
 	for (i = 0; i < rows.n; i++)
-		show(&rows.r[i]);
+		if (matches(&rows.r[i]))
+			show(&rows.r[i]);
 	if (opt.json)
 		printf("%s]\n", shown ? "\n" : "");
 	fflush(stdout);
@@ -575,10 +380,11 @@ static int cb_stats(const struct nlmsghdr *nlh, void *data)
 static int simple_cmd(uint8_t cmd, mnl_cb_t cb)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = request(buf, family_id, cmd, NLM_F_ACK,
-				       IMTCP_GENL_VERSION);
+	struct nlmsghdr *nlh = imtcp_genl_request(&g, buf, g.family_id, cmd,
+						  NLM_F_ACK,
+						  IMTCP_GENL_VERSION);
 
-	if (run(nlh, cb, NULL) < 0) {
+	if (imtcp_genl_run(&g, nlh, cb, NULL) < 0) {
 		if (errno == EPERM)
 			fprintf(stderr, "imtcp-stat: permission denied: this needs CAP_NET_ADMIN\n");
 		else
@@ -594,9 +400,9 @@ static int watch(void)
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	int n;
 
-	if (!mcgrp_id ||
-	    mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &mcgrp_id,
-				  sizeof(mcgrp_id)) < 0) {
+	if (!g.mcgrp_id ||
+	    mnl_socket_setsockopt(g.nl, NETLINK_ADD_MEMBERSHIP, &g.mcgrp_id,
+				  sizeof(g.mcgrp_id)) < 0) {
 		if (errno == EPERM)
 			fprintf(stderr, "imtcp-stat: watching estimates needs CAP_NET_ADMIN in this network namespace; without -w, imtcp-stat shows them as they are now\n");
 		else
@@ -606,7 +412,7 @@ static int watch(void)
 	if (!opt.json)
 		print_header();
 	for (;;) {
-		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		n = mnl_socket_recvfrom(g.nl, buf, sizeof(buf));
 		if (n < 0) {
 			if (errno == ENOBUFS) {
 				fprintf(stderr, "imtcp-stat: events lost (receive buffer full)\n");
@@ -615,7 +421,7 @@ static int watch(void)
 			perror("imtcp-stat: receive");
 			return EXIT_FAILURE;
 		}
-		mnl_cb_run(buf, n, 0, 0, cb_sock, NULL);
+		mnl_cb_run(buf, n, 0, 0, cb_event, NULL);
 	}
 }
 
@@ -734,16 +540,8 @@ static void parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	int one = 1;
-
 	parse_args(argc, argv);
-	nl = mnl_socket_open(NETLINK_GENERIC);
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		perror("imtcp-stat: netlink socket");
-		return EXIT_FAILURE;
-	}
-	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	resolve_family();
+	open_family();
 	if (opt.reset)
 		return simple_cmd(IMTCP_CMD_RESET_STATS, NULL);
 	if (opt.stats)
