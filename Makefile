@@ -23,8 +23,9 @@
 #                     VM, ss -ti and imtcp's estimates as it runs
 #   make deps         install what all of the above need (Debian 12, as root)
 #   make install      imtcp.ko under /lib/modules/<its kernel>/updates (then
-#                     depmod), imtcp-stat, imtcp-media, their man pages and the bpftrace
-#                     scripts under PREFIX (/usr/local); DESTDIR honoured
+#                     depmod), imtcp-stat, imtcp-media, imtcp-mptcp-backup,
+#                     their man pages and the bpftrace scripts under PREFIX
+#                     (/usr/local); DESTDIR honoured
 #                     (then no depmod)
 #   make uninstall    remove what make install put there
 #   make dkms-install the module through DKMS (rebuilt for each new kernel):
@@ -176,12 +177,16 @@ BTFILES = $(notdir $(wildcard userspace/bpftrace/*.bt))
 stat:
 	$(MAKE) -C userspace
 
-# The tools alone: imtcp-stat, imtcp-media, their man pages, the bpftrace
-# scripts (what the imtcp-tools package holds).
+# The tools alone: imtcp-stat, imtcp-media, imtcp-mptcp-backup, their man
+# pages, the bpftrace scripts (what the imtcp-tools package holds).
 install-tools: stat
 	install -D -m 755 $(BUILD)/userspace/imtcp-stat $(BINDIR)/imtcp-stat
 	install -D -m 755 $(BUILD)/userspace/imtcp-media $(BINDIR)/imtcp-media
+	install -D -m 755 $(BUILD)/userspace/imtcp-mptcp-backup \
+		$(BINDIR)/imtcp-mptcp-backup
 	install -D -m 644 userspace/imtcp-stat.8 $(MAN8DIR)/imtcp-stat.8
+	install -D -m 644 userspace/imtcp-mptcp-backup.8 \
+		$(MAN8DIR)/imtcp-mptcp-backup.8
 	install -D -m 644 userspace/imtcp-media.1 $(MAN1DIR)/imtcp-media.1
 	install -d $(BTDIR)
 	install -m 755 $(addprefix userspace/bpftrace/,$(BTFILES)) $(BTDIR)/
@@ -202,6 +207,7 @@ uninstall:
 		exit 1; fi
 	rm -f $(MODDIR)/imtcp.ko $(BINDIR)/imtcp-stat $(MAN8DIR)/imtcp-stat.8 \
 		$(BINDIR)/imtcp-media $(MAN1DIR)/imtcp-media.1 \
+		$(BINDIR)/imtcp-mptcp-backup $(MAN8DIR)/imtcp-mptcp-backup.8 \
 		$(addprefix $(BTDIR)/,$(BTFILES))
 	-rmdir $(BTDIR) $(dir $(BTDIR)) 2>/dev/null
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(MODVER)"; \

@@ -46,6 +46,9 @@ test_install() {
 	[ -f /usr/share/man/man8/imtcp-stat.8.gz ] || fail "no man page"
 	/usr/bin/imtcp-media -V || fail "no /usr/bin/imtcp-media"
 	[ -f /usr/share/man/man1/imtcp-media.1.gz ] || fail "no imtcp-media.1"
+	/usr/bin/imtcp-mptcp-backup -V || fail "no /usr/bin/imtcp-mptcp-backup"
+	[ -f /usr/share/man/man8/imtcp-mptcp-backup.8.gz ] ||
+		fail "no imtcp-mptcp-backup.8"
 	ls /usr/share/imtcp/bpftrace/imtcp-estimates.bt > /dev/null ||
 		fail "no bpftrace scripts"
 }
@@ -76,6 +79,7 @@ test_remove() {
 	modprobe -n imtcp 2>/dev/null && fail "modprobe still finds imtcp"
 	[ -e /usr/bin/imtcp-stat ] && fail "imtcp-stat still installed"
 	[ -e /usr/bin/imtcp-media ] && fail "imtcp-media still installed"
+	[ -e /usr/bin/imtcp-mptcp-backup ] && fail "imtcp-mptcp-backup still installed"
 	[ -e "/usr/src/imtcp-$VERSION" ] && fail "sources still in /usr/src"
 	return 0
 }

@@ -32,6 +32,8 @@ test_destdir() {
 	for f in "lib/modules/$KVER/updates/imtcp.ko" usr/local/bin/imtcp-stat \
 		 usr/local/share/man/man8/imtcp-stat.8 usr/local/bin/imtcp-media \
 		 usr/local/share/man/man1/imtcp-media.1 \
+		 usr/local/bin/imtcp-mptcp-backup \
+		 usr/local/share/man/man8/imtcp-mptcp-backup.8 \
 		 usr/local/share/imtcp/bpftrace/imtcp-estimates.bt \
 		 usr/local/share/imtcp/bpftrace/imtcp-streams.bt \
 		 usr/local/share/imtcp/bpftrace/imtcp-holds.bt; do
@@ -39,6 +41,8 @@ test_destdir() {
 	done
 	[ -x "$d/usr/local/bin/imtcp-stat" ] || fail "imtcp-stat not executable"
 	[ -x "$d/usr/local/bin/imtcp-media" ] || fail "imtcp-media not executable"
+	[ -x "$d/usr/local/bin/imtcp-mptcp-backup" ] ||
+		fail "imtcp-mptcp-backup not executable"
 	[ -e "$d/lib/modules/$KVER/modules.dep" ] && fail "depmod ran on DESTDIR"
 	grep -q depmod "$WORK/stage.out" && fail "depmod ran on DESTDIR"
 	make -s -C "$TOP" uninstall DESTDIR="$d" || fail "make uninstall DESTDIR failed"
@@ -66,6 +70,8 @@ test_install_loads_by_name() {
 	rmmod imtcp || fail "rmmod after the sysctl failed"
 	PATH=/usr/local/bin:/usr/bin:/bin imtcp-stat -V || fail "imtcp-stat not on PATH"
 	PATH=/usr/local/bin:/usr/bin:/bin imtcp-media -V || fail "imtcp-media not on PATH"
+	PATH=/usr/local/bin:/usr/bin:/bin imtcp-mptcp-backup -V ||
+		fail "imtcp-mptcp-backup not on PATH"
 	[ -x /usr/local/share/imtcp/bpftrace/imtcp-estimates.bt ] ||
 		fail "bpftrace scripts not installed"
 	if command -v man >/dev/null; then
@@ -73,6 +79,8 @@ test_install_loads_by_name() {
 			fail "man page not found"
 		MANPATH=/usr/local/share/man man -w imtcp-media ||
 			fail "imtcp-media's man page not found"
+		MANPATH=/usr/local/share/man man -w imtcp-mptcp-backup ||
+			fail "imtcp-mptcp-backup's man page not found"
 	fi
 }
 
@@ -83,6 +91,8 @@ test_uninstall() {
 	[ -e /usr/local/share/man/man8/imtcp-stat.8 ] && fail "man page still installed"
 	[ -e /usr/local/bin/imtcp-media ] && fail "imtcp-media still installed"
 	[ -e /usr/local/share/man/man1/imtcp-media.1 ] && fail "imtcp-media.1 still installed"
+	[ -e /usr/local/bin/imtcp-mptcp-backup ] &&
+		fail "imtcp-mptcp-backup still installed"
 	[ -e /usr/local/share/imtcp ] && fail "bpftrace scripts still installed"
 	modprobe -n imtcp 2>/dev/null && fail "modprobe still finds imtcp"
 	return 0
