@@ -22,7 +22,18 @@
 #                     gives no MPTCP data) both subflows are still
 #                     marked MPTCP, with "token": null
 # The same transfer with reno follows, for the split of bytes between
-# the paths side by side (reported, not checked).
+# the paths side by side (reported, not checked). Then a media sender
+# (imtcp-media --mptcp, 5 Mbit/s) with imtcp-mptcp-backup -r 5 beside
+# it; after 6 s path 2 falls to 2 Mbit/s (a tbf bucket of four frames,
+# as the benchmarks'), below the media rate:
+#   media_two_paths   imtcp-media's MPTCP connection carried data on
+#                     both paths before the fall
+#   backup_marked     the controller marked path 2's endpoint backup
+#                     (and never path 1's, which has no endpoint), the
+#                     path manager shows the flag, and from then path 2
+#                     carried under a quarter of the bytes
+#   backup_cleared    on SIGTERM the controller cleared the flag (and
+#                     said so)
 source "$(dirname "$0")/lib.sh"
 require_root
 
@@ -31,6 +42,9 @@ C2=8
 DELAY=20
 SECS=${MPTCP_SECS:-15}
 STAT=$TOP/build/userspace/imtcp-stat
+MEDIA=$TOP/build/userspace/imtcp-media
+CTL=$TOP/build/userspace/imtcp-mptcp-backup
+MEDIA_SECS=${MPTCP_MEDIA_SECS:-30}
 WORK=$(mktemp -d)
 trap 'topo_down; rm -rf "$WORK"' EXIT
 
@@ -80,6 +94,101 @@ for m in re.finditer(r"(198\.18\.\d+\.\d+):\d+\s+\S+:\d+.*?bytes_acked:(\d+)",
 print(", ".join("from %s %.1f MB" % (a, b / 1e6)
                 for a, b in sorted(acked.items())))
 EOF
+}
+
+# acked ADDR FILE: bytes acknowledged on subflows from ADDR in `ss -Htin`
+acked() {
+	grep -A1 "$1:" "$2" | grep -o 'bytes_acked:[0-9]*' | cut -d: -f2 |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# media_backup: the media run, records in WORK/media.*
+media_backup() {
+	local rcv snd ctl t0
+	in_rcv "$MEDIA" recv -M -j -B 0.0.0.0 5702 > "$WORK/media.recv" 2>&1 &
+	rcv=$!
+	rcv_listening 5702 || { kill "$rcv"; return 1; }
+	# not through in_snd: $! must be the controller itself, for the
+	# SIGTERM below (ip netns exec execs it)
+	ip netns exec "$NS_SND" "$CTL" -r 5 -j -t $((MEDIA_SECS + 20)) \
+		> "$WORK/media.ctl" 2> "$WORK/media.ctl.err" &
+	ctl=$!
+	in_snd "$MEDIA" send -M -j -p fixed -s 5 -t "$MEDIA_SECS" \
+		$RCV_ADDR 5702 > "$WORK/media.send" 2>&1 &
+	snd=$!
+	t0=$SECONDS
+	sleep 5
+	in_snd ss -Htin > "$WORK/media.ss.before"
+	sleep 1
+	SHAPE_BURST=$BENCH_BUCKET_BYTES path2_shape 2 $DELAY 0
+	while [ $((SECONDS - t0)) -lt $((MEDIA_SECS - 2)) ]; do sleep 0.5; done
+	in_snd ss -Htin > "$WORK/media.ss.end"
+	in_snd ip mptcp endpoint show > "$WORK/media.endpoints"
+	wait_exit "$snd" 20
+	wait_exit "$rcv" 10
+	kill -TERM "$ctl"
+	wait_exit "$ctl" 10
+	in_snd ip mptcp endpoint show > "$WORK/media.endpoints.after"
+	echo "media: $(tail -n 1 "$WORK/media.recv")"
+	sed 's/^/media: controller: /' "$WORK/media.ctl" "$WORK/media.ctl.err"
+}
+
+test_media_two_paths() {
+	local p1 p2
+	p1=$(acked 198.18.1.1 "$WORK/media.ss.before")
+	p2=$(acked 198.18.4.1 "$WORK/media.ss.before")
+	echo "bytes acked at 5 s: path 1 $p1, path 2 $p2"
+	[ "$p1" -gt 0 ] && [ "$p2" -gt 0 ] || fail "not both paths"
+}
+
+# the first mark's time, s into the run ("" if none)
+first_mark() {
+	python3 - "$WORK/media.ctl" <<'PYEOF'
+import json, sys
+t = [d["t_s"] for d in map(json.loads, open(sys.argv[1]))
+     if d["action"] == "backup" and d["applied"]]
+print(min(t) if t else "")
+PYEOF
+}
+
+test_backup_marked() {
+	local t p1 p2
+	python3 - "$WORK/media.ctl" <<'PYEOF' || fail "not path 2 alone marked"
+import json, sys
+marks = [d for d in map(json.loads, open(sys.argv[1]))
+         if d["action"] == "backup" and d["applied"]]
+print("marked: %s" % [(d["addr"], d["t_s"], d["estimate_bps"]) for d in marks])
+if not marks or any(d["addr"] != "198.18.4.1" for d in marks):
+    sys.exit(1)
+PYEOF
+	cat "$WORK/media.endpoints"
+	grep -q '^198.18.4.1 .*backup' "$WORK/media.endpoints" ||
+		fail "the path manager does not show the flag"
+	t=$(first_mark)
+	p1=$(($(acked 198.18.1.1 "$WORK/media.ss.end") -
+	      $(acked 198.18.1.1 "$WORK/media.ss.before")))
+	p2=$(($(acked 198.18.4.1 "$WORK/media.ss.end") -
+	      $(acked 198.18.4.1 "$WORK/media.ss.before")))
+	echo "marked at $t s of $MEDIA_SECS; bytes acked from 5 s to the end: path 1 $p1, path 2 $p2"
+	[ $((4 * p2)) -lt $((p1 + p2)) ] ||
+		fail "path 2 still carried a quarter or more"
+}
+
+test_backup_cleared() {
+	# marked when the signal came: the controller cleared it on exit
+	python3 - "$WORK/media.ctl" <<'EOF' || fail "no clear on exit"
+import json, sys
+d = [d for d in map(json.loads, open(sys.argv[1])) if d["addr"] == "198.18.4.1"]
+print("path 2's decisions: %s" % [(x["t_s"], x["action"], x["why"]) for x in d])
+before = [x for x in d if x["why"] != "exit"]
+if before and before[-1]["action"] == "backup" and d[-1]["why"] != "exit":
+    sys.exit(1)
+EOF
+	cat "$WORK/media.endpoints.after"
+	grep -q '^198.18.4.1 ' "$WORK/media.endpoints.after" ||
+		fail "the endpoint is gone"
+	! grep -q '^198.18.4.1 .*backup' "$WORK/media.endpoints.after" ||
+		fail "the flag is still set"
 }
 
 test_subflows_grouped() {
@@ -145,8 +254,10 @@ if len(rows) != 2 or any(r["mptcp"] != {"token": None} for r in rows):
 EOF
 }
 
-tap_begin 3
-[ -x "$STAT" ] || { echo "no $STAT: run make tools"; exit $KSFT_FAIL; }
+tap_begin 6
+for t in "$STAT" "$MEDIA" "$CTL"; do
+	[ -x "$t" ] || { echo "no $t: run make tools"; exit $KSFT_FAIL; }
+done
 load_imtcp || { echo "cannot load imtcp"; exit $KSFT_FAIL; }
 if ! topo_up ${C1}mbit $DELAY || ! calibrate_rtt ${C1}mbit $DELAY ||
 	! path2_up $C2 $DELAY || ! mptcp_up; then
@@ -157,7 +268,11 @@ echo "# paths: C1 $C1, C2 $C2 Mbit/s, MTU $TOPO_MTU, netem $(netem_us $DELAY) us
 transfer_mptcp imtcp | sed 's/^/# imtcp: /'
 transfer_mptcp reno | sed 's/^/# reno: /'
 echo "# split of bytes: imtcp $(split imtcp); reno $(split reno)"
+media_backup | sed 's/^/# /'
 run_test subflows_grouped test_subflows_grouped
 run_test per_path test_per_path
 run_test token_needs_admin test_token_needs_admin
+run_test media_two_paths test_media_two_paths
+run_test backup_marked test_backup_marked
+run_test backup_cleared test_backup_cleared
 tap_end

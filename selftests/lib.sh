@@ -263,6 +263,20 @@ path2_up() {
 		"$(netem_us "$delay")us" limit 100000
 }
 
+# path2_shape RATE_MBIT DELAY_MS LOSS_PCT: shape path 2's data direction
+# again (after path2_up): netem's delay with LOSS_PCT % random loss, then
+# tbf at RATE_MBIT with SHAPE_BURST's bucket and a queue of one BDP
+path2_shape() {
+	local rate=$1 delay=$2 loss=$3 limit
+	limit=$((rate * 1000000 / 8 * delay * 2 / 1000))
+	[ "$limit" -lt 30000 ] && limit=30000
+	tc -n "$NS_RTR" qdisc change dev r4 handle 1: netem \
+		delay "$(netem_us "$delay")us" loss "$loss%" limit 100000 &&
+	tc -n "$NS_RTR" qdisc change dev r4 parent 1:1 handle 10: \
+		tbf rate "${rate}mbit" burst "${SHAPE_BURST:-15000}" \
+		limit "$limit"
+}
+
 # mptcp_up: the receiver announces its second address, the sender
 # accepts one announcement and opens one more subflow
 mptcp_up() {
