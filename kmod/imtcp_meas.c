@@ -560,6 +560,25 @@ static void track_busy(struct sock *sk, struct imtcp_meas *meas,
 				tp->mss_cache, rs->rcv_interval_us);
 }
 
+/*
+ * An MPTCP subflow is never marked application-limited in 6.1: TCP marks
+ * a socket when the application writes (tcp_sendmsg_locked calls
+ * tcp_rate_check_app_limited), and net/mptcp hands data to its subflows
+ * without that call. A media sender's subflows then give rate samples
+ * of the sender's own rate as if the window limited them, and those set
+ * the busy-link bounds (a frame's burst queues at the bottleneck, so the
+ * ACKs look busy): on an 8 Mbit/s path, results held at 0.2-0.3 Mbit/s,
+ * traced in the VM (make bench-mptcp-backup). So the subflow is checked
+ * here, once this ACK is taken: nothing left to send and the window not
+ * full marks what it sends next as application-limited, as TCP would
+ * had the write come through tcp_sendmsg.
+ */
+static void check_subflow_app_limited(struct sock *sk)
+{
+	if (sk_is_mptcp(sk))
+		tcp_rate_check_app_limited(sk);
+}
+
 /* Per ACK, after Reno has updated the window. */
 void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *meas,
 		       const struct rate_sample *rs)
@@ -570,6 +589,7 @@ void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *meas,
 	if (meas->cu.state != IMTCP_STATE_OFF)
 		take_sample(sk, meas, rs);
 	step(sk, meas);
+	check_subflow_app_limited(sk);
 }
 
 /*
