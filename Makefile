@@ -17,6 +17,9 @@
 #                     from tcpi_delivery_rate, or fixed, as the room changes
 #   make bench-mptcp  one MPTCP transfer over two paths: imtcp, reno and
 #                     imtcp without measurement, goodput and split per path
+#   make bench-mptcp-backup  a 5 Mbit/s MPTCP media sender over a good and
+#                     a lossy path that thins, with and without
+#                     imtcp-mptcp-backup: frames late
 #   make record       record the module's measurements in a VM as replay
 #                     files for the unit tests (build/replays)
 #   make demo         the main job: a shaped transfer with cross traffic in a
@@ -54,7 +57,7 @@ MODSRC := $(wildcard $(CURDIR)/kmod/*.c $(CURDIR)/kmod/*.h \
 		     $(CURDIR)/kmod/uapi/*.h)
 
 .PHONY: all module clean check style unit tools test vm-test bench demo deps \
-	ksrc bench-accuracy bench-media bench-mptcp bench-path record install uninstall stat \
+	ksrc bench-accuracy bench-media bench-mptcp bench-mptcp-backup bench-path record install uninstall stat \
 	dkms-install dkms-uninstall dkms-build debug-kernel vm-test-debug \
 	install-tools dkms-source deb
 
@@ -135,6 +138,10 @@ bench-media: module tools
 bench-mptcp: module tools
 	scripts/vm/run-vm.sh --name mptcp-bench --timeout 1200 -- \
 		scripts/bench/mptcp.sh
+
+bench-mptcp-backup: module tools
+	scripts/vm/run-vm.sh --name mptcp-backup --timeout 1500 -- \
+		scripts/bench/mptcp-backup.sh
 
 record: module tools
 	scripts/vm/run-vm.sh --name record --timeout 600 -- scripts/bench/record.sh
