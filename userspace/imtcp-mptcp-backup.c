@@ -214,7 +214,7 @@ static int set_backup(struct path *p, bool backup)
 /*
  * Fold one subflow into its path: the freshest estimate, the results. A
  * subflow's first result is provisional (measured on its first windows
- * from a guessed range; see imtcp-media's the same rule): not counted.
+ * from a guessed range; imtcp-media does not count it either).
  */
 static void add_subflow(const struct imtcp_row *r)
 {
@@ -231,13 +231,15 @@ static void add_subflow(const struct imtcp_row *r)
 
 /*
  * This round's figures of every path. A path has a new result when its
- * subflows' results, summed, grew (a closed subflow only lowers it).
+ * subflows' results, summed, grew (a subflow that closed lowers the sum:
+ * a new result elsewhere on the path in the same round is then missed,
+ * and counted with the next one).
  */
 static int read_paths(void)
 {
 	struct imtcp_rows rows = { 0 };
 	uint64_t before[PATHS_MAX] = { 0 };
-	int i, known = npaths;
+	int i;
 
 	if (imtcp_genl_dump(&imtcp_nl, &rows) < 0) {
 		free(rows.r);
@@ -253,8 +255,7 @@ static int read_paths(void)
 		if (rows.r[i].mptcp)
 			add_subflow(&rows.r[i]);
 	for (i = 0; i < npaths; i++)
-		rules[i].new_result = paths[i].results > before[i] ||
-				      (i >= known && paths[i].results);
+		rules[i].new_result = paths[i].results > before[i];
 	free(rows.r);
 	return 0;
 }
