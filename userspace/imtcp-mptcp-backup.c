@@ -293,6 +293,7 @@ static void print_header(void)
 	if (!opt.json)
 		printf("%8s  %-15s  %-6s  %-12s  %9s  %9s\n", "T_S", "ADDRESS",
 		       "NOW", "WHY", "ESTIMATE", "RATE");
+	fflush(stdout);		/* before any error on stderr */
 }
 
 static void fail_permission(void)
