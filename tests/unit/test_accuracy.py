@@ -210,11 +210,15 @@ class Tap(unittest.TextTestResult):
         self._bad(test, err)
 
 
-if __name__ == "__main__":
-    suite = unittest.defaultTestLoader.loadTestsFromModule(
-        sys.modules[__name__])
+def tap_main(name):
+    """Run module @name's tests with TAP output; exit 0 if all passed."""
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[name])
     print("TAP version 13")
     print(f"1..{suite.countTestCases()}")
     runner = unittest.TextTestRunner(resultclass=Tap,
                                      stream=open(os.devnull, "w"))
     sys.exit(0 if runner.run(suite).wasSuccessful() else 1)
+
+
+if __name__ == "__main__":
+    tap_main(__name__)

@@ -12,7 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "bench"))
 sys.path.insert(0, HERE)
 import mptcp_backup  # noqa: E402
-from test_accuracy import Tap  # noqa: E402
+from test_accuracy import tap_main  # noqa: E402
 
 P1, P2 = mptcp_backup.PATH1, mptcp_backup.PATH2
 
@@ -115,10 +115,4 @@ class Row(Records):
 
 
 if __name__ == "__main__":
-    suite = unittest.defaultTestLoader.loadTestsFromModule(
-        sys.modules[__name__])
-    print("TAP version 13")
-    print(f"1..{suite.countTestCases()}")
-    runner = unittest.TextTestRunner(resultclass=Tap,
-                                     stream=open(os.devnull, "w"))
-    sys.exit(0 if runner.run(suite).wasSuccessful() else 1)
+    tap_main(__name__)
