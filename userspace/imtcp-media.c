@@ -289,12 +289,12 @@ static uint32_t mss_of(int fd)
 static int open_socket(int family)
 {
 	int fd = socket(family, SOCK_STREAM, opt.proto);
-	bool off = errno == EPROTONOSUPPORT || errno == ENOPROTOOPT;
 
 	if (fd < 0 && opt.proto == IPPROTO_MPTCP)
 		fprintf(stderr, "imtcp-media: MPTCP socket: %s%s\n",
 			strerror(errno),
-			off ? " (sysctl net.mptcp.enabled=1?)" : "");
+			errno == EPROTONOSUPPORT || errno == ENOPROTOOPT ?
+			" (sysctl net.mptcp.enabled=1?)" : "");
 	return fd;
 }
 

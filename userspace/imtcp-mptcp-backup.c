@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,17 +82,6 @@ static int64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-/* An IPv4 address inside a v4-mapped IPv6 one, else the address. */
-static const char *unmapped(const char *addr)
-{
-	static const char prefix[] = "::ffff:";
-
-	if (!strncasecmp(addr, prefix, sizeof(prefix) - 1) &&
-	    strchr(addr + sizeof(prefix) - 1, '.'))
-		return addr + sizeof(prefix) - 1;
-	return addr;
 }
 
 /* The index of @addr's path, a new one if needed; -1 if full. */
@@ -218,7 +206,7 @@ static int set_backup(struct path *p, bool backup)
  */
 static void add_subflow(const struct imtcp_row *r)
 {
-	int i = path_of(unmapped(r->saddr));
+	int i = path_of(imtcp_unmapped(r->saddr));
 
 	if (i < 0 || r->meas < 2)
 		return;

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,24 +94,10 @@ static void open_family(void)
 	exit(EXIT_FAILURE);
 }
 
-/*
- * An IPv4 address inside a v4-mapped IPv6 one (a v4 connection on a
- * dual-stack socket shows as ::ffff:a.b.c.d), else the address itself.
- */
-static const char *unmapped(const char *addr)
-{
-	static const char prefix[] = "::ffff:";
-
-	if (!strncasecmp(addr, prefix, sizeof(prefix) - 1) &&
-	    strchr(addr + sizeof(prefix) - 1, '.'))
-		return addr + sizeof(prefix) - 1;
-	return addr;
-}
-
 /* A filter's address matches the socket's, v4-mapped or not. */
 static bool same_addr(const char *want, const char *addr)
 {
-	return !want[0] || !strcmp(unmapped(want), unmapped(addr));
+	return !want[0] || !strcmp(imtcp_unmapped(want), imtcp_unmapped(addr));
 }
 
 static bool matches(const struct imtcp_row *r)

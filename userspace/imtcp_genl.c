@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "imtcp_genl.h"
 #include "imtcp_nlerr.h"
@@ -142,6 +143,16 @@ void imtcp_genl_close(struct imtcp_genl *g)
 	if (g->nl)
 		mnl_socket_close(g->nl);
 	g->nl = NULL;
+}
+
+const char *imtcp_unmapped(const char *addr)
+{
+	static const char prefix[] = "::ffff:";
+
+	if (!strncasecmp(addr, prefix, sizeof(prefix) - 1) &&
+	    strchr(addr + sizeof(prefix) - 1, '.'))
+		return addr + sizeof(prefix) - 1;
+	return addr;
 }
 
 static void put_addr(char *to, int family, const struct nlattr *a)

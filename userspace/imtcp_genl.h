@@ -66,6 +66,12 @@ int imtcp_genl_run(struct imtcp_genl *g, struct nlmsghdr *nlh, mnl_cb_t cb,
 		   void *data);
 
 void imtcp_row_parse(const struct nlmsghdr *nlh, struct imtcp_row *r);
+
+/*
+ * An IPv4 address inside a v4-mapped IPv6 one (a v4 connection on a
+ * dual-stack socket shows as ::ffff:a.b.c.d), else the address itself.
+ */
+const char *imtcp_unmapped(const char *addr);
 int imtcp_rows_add(struct imtcp_rows *rows, const struct imtcp_row *r);
 
 /*
