@@ -223,8 +223,7 @@ shape() {
 	local rate=$1 delay=$2 bits limit
 	shift 2
 	bits=$(echo "$rate" | sed 's/mbit$/000000/; s/kbit$/000/')
-	limit=$((bits / 8 * delay * 2 / 1000))
-	[ "$limit" -lt 30000 ] && limit=30000
+	limit=$(queue_limit_bytes "$bits" "$delay")
 	tc -n "$NS_RTR" qdisc replace dev r1 root handle 1: \
 		netem delay "$(netem_us "$delay")us" limit 100000 "$@" || return 1
 	tc -n "$NS_RTR" qdisc replace dev r1 parent 1:1 handle 10: \
@@ -234,13 +233,19 @@ shape() {
 		"$(netem_us "$delay")us" limit 100000
 }
 
+# queue_limit_bytes RATE_BPS DELAY_MS: a bottleneck queue of one BDP at
+# RATE_BPS over a path of DELAY_MS each way, at least 30000 bytes
+queue_limit_bytes() {
+	local limit=$(($1 / 8 * $2 * 2 / 1000))
+	[ "$limit" -lt 30000 ] && limit=30000
+	echo "$limit"
+}
+
 # path2_up RATE_MBIT DELAY_MS: the second pair of links, shaped on the
 # router's way to the receiver (netem, then tbf with a queue of one BDP,
 # as lib.sh's shape), delayed on the way back
 path2_up() {
-	local rate=$1 delay=$2 limit
-	limit=$((rate * 1000000 / 8 * delay * 2 / 1000))
-	[ "$limit" -lt 30000 ] && limit=30000
+	local rate=$1 delay=$2
 	ip -n "$NS_SND" link add s1 type veth peer name r3 netns "$NS_RTR" &&
 	ip -n "$NS_RCV" link add d1 type veth peer name r4 netns "$NS_RTR" ||
 		return 1
@@ -254,27 +259,22 @@ path2_up() {
 	ip -n "$NS_RCV" link set d1 up mtu "$TOPO_MTU"
 	ip -n "$NS_SND" route add 198.18.5.0/24 via 198.18.4.2
 	ip -n "$NS_RCV" route add 198.18.4.0/24 via 198.18.5.1
-	tc -n "$NS_RTR" qdisc replace dev r4 root handle 1: \
-		netem delay "$(netem_us "$delay")us" limit 100000 || return 1
-	tc -n "$NS_RTR" qdisc replace dev r4 parent 1:1 handle 10: \
-		tbf rate "${rate}mbit" burst "${SHAPE_BURST:-15000}" \
-		limit "$limit" || return 1
+	path2_shape "$rate" "$delay" 0 || return 1
 	tc -n "$NS_RTR" qdisc replace dev r3 root netem delay \
 		"$(netem_us "$delay")us" limit 100000
 }
 
-# path2_shape RATE_MBIT DELAY_MS LOSS_PCT: shape path 2's data direction
-# again (after path2_up): netem's delay with LOSS_PCT % random loss, then
-# tbf at RATE_MBIT with SHAPE_BURST's bucket and a queue of one BDP
+# path2_shape RATE_MBIT DELAY_MS LOSS_PCT: shape path 2's data direction,
+# first (path2_up) or again (a qdisc replaced in place keeps its child):
+# netem's delay with LOSS_PCT % random loss, then tbf at RATE_MBIT with
+# SHAPE_BURST's bucket and a queue of one BDP
 path2_shape() {
-	local rate=$1 delay=$2 loss=$3 limit
-	limit=$((rate * 1000000 / 8 * delay * 2 / 1000))
-	[ "$limit" -lt 30000 ] && limit=30000
-	tc -n "$NS_RTR" qdisc change dev r4 handle 1: netem \
+	local rate=$1 delay=$2 loss=$3
+	tc -n "$NS_RTR" qdisc replace dev r4 root handle 1: netem \
 		delay "$(netem_us "$delay")us" loss "$loss%" limit 100000 &&
-	tc -n "$NS_RTR" qdisc change dev r4 parent 1:1 handle 10: \
+	tc -n "$NS_RTR" qdisc replace dev r4 parent 1:1 handle 10: \
 		tbf rate "${rate}mbit" burst "${SHAPE_BURST:-15000}" \
-		limit "$limit"
+		limit "$(queue_limit_bytes $((rate * 1000000)) "$delay")"
 }
 
 # mptcp_up: the receiver announces its second address, the sender
