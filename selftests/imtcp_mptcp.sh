@@ -32,7 +32,8 @@
 #                     (and never path 1's, which has no endpoint), the
 #                     path manager shows the flag, and in the 5 s after
 #                     the mark path 2 carried under a quarter of the
-#                     bytes
+#                     bytes; skipped if path 2's estimate never read
+#                     below the controller's rate in two results
 #   backup_cleared    on SIGTERM the controller cleared the flag (and
 #                     said so)
 source "$(dirname "$0")/lib.sh"
