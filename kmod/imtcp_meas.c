@@ -463,6 +463,9 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	fit = imtcp_served_cap(meas->st, meas->cfg.k, fit, &edge, &rse);
 	outside = out_of_envelope(meas, fit);
 	meas->dlv_max_bps -= meas->dlv_max_bps / 4;	/* let the floor follow a fall */
+	if (fit && !outside)
+		imtcp_est_result_at(&meas->est, &meas->cfg, tp->tcp_mstamp,
+				    min_rtt == ~0U ? 0 : min_rtt);
 	taken = !outside &&
 		imtcp_est_update_bounded(&meas->est, &meas->cfg, fit, edge, rse,
 					 &meas->busy);

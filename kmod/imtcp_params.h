@@ -6,7 +6,7 @@
 #include "core/imtcp_est.h"
 
 struct imtcp_params {
-	struct imtcp_est_cfg est;	/* stream_len, streams, noise_us, gain_shift */
+	struct imtcp_est_cfg est;	/* stream_len ... stale_rtts */
 	u32 hold_budget;		/* percent */
 	u32 free_starts;
 };

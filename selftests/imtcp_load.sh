@@ -56,11 +56,12 @@ test_params_range_checked() {
 	streams 1 8
 	noise_us 0 100000
 	gain_shift 0 4
+	stale_rtts 0 10000
 	hold_budget 1 100
 	free_starts 0 8
 	fail_alloc_every 0 1000000
 	EOF
-	echo "seven parameters refuse values outside their ranges"
+	echo "eight parameters refuse values outside their ranges"
 }
 
 # A connection that sets nothing gets the default: imtcp after the sysctl.

@@ -85,7 +85,9 @@ struct imtcp_est {
 	u8 seen;		/* a result has come, taken or not */
 	u8 provisional;		/* the estimate is the first result alone */
 	u8 held;		/* enum imtcp_held of the latest update */
+	u8 stale;		/* the history is older than stale_rtts */
 	u32 count;		/* results so far */
+	u64 last_us;		/* when the latest result came */
 };
 
 /* Settings of the measurement unit (module parameters). */
@@ -94,6 +96,7 @@ struct imtcp_est_cfg {
 	u32 k;			/* streams per measurement */
 	s32 noise_us;		/* delay rise smaller than this is noise */
 	u32 gain_shift;		/* smoothing: new = old + (raw - old) >> s */
+	u32 stale_rtts;		/* results this many RTTs old are forgotten */
 };
 
 u64 imtcp_envelope_bps(const struct imtcp_est_cfg *c, u32 mss);
@@ -115,6 +118,8 @@ void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
 u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 own_bps,
 		      bool window_limited);
+void imtcp_est_result_at(struct imtcp_est *e, const struct imtcp_est_cfg *c,
+			 u64 now_us, u32 rtt_us);
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		      u64 raw_bps, enum imtcp_edge edge, u32 rse);
 bool imtcp_est_update_bounded(struct imtcp_est *e,

@@ -228,6 +228,84 @@ TEST(range_centres_on_the_result)
 	EXPECT_EQ(1, e.count);
 }
 
+/* Feed @mbit at @t_ms with a 40 ms RTT, as the module does. */
+static void result_at(struct imtcp_est *e, const struct imtcp_est_cfg *c,
+		      u64 t_ms, u64 mbit)
+{
+	imtcp_est_result_at(e, c, t_ms * 1000, 40000);
+	imtcp_est_update(e, c, mbit * MBIT, IMTCP_EDGE_NONE, 0);
+}
+
+/*
+ * Results more than stale_rtts RTTs before the latest are history: after
+ * such a gap the estimate starts anew from the result that came, where
+ * the median of five would have kept the old level for two more.
+ */
+TEST(results_older_than_stale_rtts_are_forgotten)
+{
+	struct imtcp_est_cfg c = cfg;
+	struct imtcp_est e = { .lo_bps = 4 * MBIT, .hi_bps = 16 * MBIT };
+	u64 t;
+
+	c.stale_rtts = 32;		/* 1.28 s at 40 ms */
+	for (t = 0; t < 1000; t += 200)
+		result_at(&e, &c, t, 8);
+	EXPECT_EQ(8 * MBIT, e.estimate_bps);
+	result_at(&e, &c, 2000, 1);	/* 1.2 s after the last: kept */
+	EXPECT_EQ(8 * MBIT, e.estimate_bps);
+	result_at(&e, &c, 3500, 1);	/* 1.5 s: the 8s are history */
+	EXPECT_EQ(1 * MBIT, e.estimate_bps);
+	EXPECT_EQ(1, e.nhist);
+	EXPECT_EQ(7, e.count);		/* counted all the same */
+	EXPECT_EQ(0, e.provisional);
+	result_at(&e, &c, 3700, 3);	/* then smoothed again: */
+	EXPECT_EQ(1 * MBIT, e.estimate_bps);	/* the median of 1 and 3 */
+	result_at(&e, &c, 3900, 3);
+	EXPECT_EQ(2 * MBIT, e.estimate_bps);	/* halfway to 3 */
+	EXPECT_EQ(3, e.nhist);
+}
+
+/* stale_rtts = 0, or no RTT known: results never expire. */
+TEST(stale_rtts_zero_keeps_every_result)
+{
+	struct imtcp_est_cfg c = cfg;
+	struct imtcp_est e = { .lo_bps = 4 * MBIT, .hi_bps = 16 * MBIT };
+	u64 t;
+
+	c.stale_rtts = 0;
+	for (t = 0; t < 1000; t += 200)
+		result_at(&e, &c, t, 8);
+	result_at(&e, &c, 60000, 1);
+	EXPECT_EQ(8 * MBIT, e.estimate_bps);
+	EXPECT_EQ(5, e.nhist);		/* the provisional first gave way */
+	c.stale_rtts = 32;
+	imtcp_est_result_at(&e, &c, 120000000, 0);
+	imtcp_est_update(&e, &c, 1 * MBIT, IMTCP_EDGE_NONE, 0);
+	EXPECT_EQ(6, e.nhist);
+}
+
+/*
+ * A stale history waits for a result that is taken: a first result at
+ * the lower edge (not taken) or none leaves it, and the estimate, as
+ * they were until one comes.
+ */
+TEST(a_stale_history_gives_way_only_to_a_taken_result)
+{
+	struct imtcp_est_cfg c = cfg;
+	struct imtcp_est e = { .lo_bps = 4 * MBIT, .hi_bps = 16 * MBIT };
+
+	c.stale_rtts = 32;
+	result_at(&e, &c, 0, 8);
+	result_at(&e, &c, 100, 8);
+	imtcp_est_result_at(&e, &c, 5000000, 40000);
+	imtcp_est_update(&e, &c, 0, IMTCP_EDGE_NONE, 0);	/* no result */
+	EXPECT_EQ(8 * MBIT, e.estimate_bps);
+	EXPECT_EQ(1, e.stale);
+	imtcp_est_update(&e, &c, 2 * MBIT, IMTCP_EDGE_NONE, 0);
+	EXPECT_EQ(2 * MBIT, e.estimate_bps);
+	EXPECT_EQ(0, e.stale);
+}
+
 /*
  * A result above 5/4 of the busy-link rate, or below 9/10 of its floor,
  * is held there for the estimate; the range follows the fit (and its

@@ -19,10 +19,16 @@
 
 #define TRACES	"traces"
 
-/* The module's defaults (imtcp_meas.c); only gain_shift matters here. */
+/*
+ * The module's defaults (imtcp_meas.c); only gain_shift and stale_rtts
+ * matter here. The runs were recorded before stale_rtts, so they replay
+ * exactly with it off.
+ */
 static const struct imtcp_est_cfg cfg = {
 	.n = 10, .k = 2, .noise_us = 500, .gain_shift = 1,
 };
+
+#define REPLAY_RTT_US	40000	/* the runs' RTT (20 ms each way) */
 
 static u64 bps(double mbit)
 {
@@ -30,11 +36,13 @@ static u64 bps(double mbit)
 }
 
 /*
- * Replay @name; returns the rows read, *@same of them reported alike,
- * and the median of |estimate - truth| in kbit/s in *@err_kbps.
+ * Replay @name with results forgotten after @stale_rtts (0: never);
+ * returns the rows read, *@same of them reported alike, and the median
+ * of |estimate - truth| in kbit/s in *@err_kbps.
  */
-static int replay(const char *name, int *same, u64 *err_kbps)
+static int replay(const char *name, u32 stale_rtts, int *same, u64 *err_kbps)
 {
+	struct imtcp_est_cfg c = cfg;
 	struct imtcp_est e = { .lo_bps = IMTCP_RATE_MIN, .hi_bps = 2 * IMTCP_RATE_MIN,
 			       .seen = 1 };	/* rows are taken results */
 	static u64 err[4096];
@@ -42,6 +50,7 @@ static int replay(const char *name, int *same, u64 *err_kbps)
 	int rows = 0;
 	FILE *f;
 
+	c.stale_rtts = stale_rtts;
 	snprintf(path, sizeof(path), "%s/%s", TRACES, name);
 	f = fopen(path, "r");
 	if (!f)
@@ -62,7 +71,8 @@ static int replay(const char *name, int *same, u64 *err_kbps)
 		b.max_bps[0] = bps(busy);
 		b.max_bps[1] = bps(floor_mbit);
 		b.recent_bps = bps(floor_mbit);
-		imtcp_est_update_bounded(&e, &cfg, bps(fit), edge, rse, &b);
+		imtcp_est_result_at(&e, &c, (u64)(t * 1e6), REPLAY_RTT_US);
+		imtcp_est_update_bounded(&e, &c, bps(fit), edge, rse, &b);
 		got = e.estimate_bps;
 		*same += got == bps(est);
 		err[rows++] = (got > bps(truth) ? got - bps(truth) :
@@ -84,14 +94,19 @@ out:
 static void expect_same(struct __test_metadata *_metadata, const char *name,
 			int min_rows, u64 max_err_kbps)
 {
-	u64 err;
-	int same, rows = replay(name, &same, &err);
+	u64 err, err_stale;
+	int same, rows = replay(name, 0, &same, &err);
 
 	TH_LOG("%s: %d results, %d reported alike, median error %llu kbit/s",
 	       name, rows, same, (unsigned long long)err);
 	ASSERT_GE(rows, min_rows);
 	EXPECT_EQ(rows, same);
 	EXPECT_LE(err, max_err_kbps);
+	/* the module's default now: results 32 RTTs old forgotten */
+	replay(name, 32, &same, &err_stale);
+	TH_LOG("%s: with stale_rtts 32, median error %llu kbit/s",
+	       name, (unsigned long long)err_stale);
+	EXPECT_LE(err_stale, max_err_kbps);
 }
 
 /*
