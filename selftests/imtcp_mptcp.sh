@@ -131,6 +131,7 @@ media_backup() {
 	sleep 1
 	SHAPE_BURST=$BENCH_BUCKET_BYTES path2_shape 1 $DELAY 0
 	# once path 2 is marked, what each path carries over the next 5 s
+	: > "$WORK/media.path2"		# none if the mark came at once
 	while [ $((SECONDS - t0)) -lt $((MEDIA_SECS - 8)) ] &&
 		! grep -q '"addr":"198.18.4.1".*"action":"backup".*"applied":true' \
 			"$WORK/media.ctl"; do
