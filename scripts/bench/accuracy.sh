@@ -17,7 +17,8 @@
 # from TCP_CC_INFO) and reno (goodput, for imtcp's goodput ratio).
 #   S1  A = 60, 40, 60, 20, 60 % of C, BENCH_STEP_SECS (20, the paper's
 #       profile) each, CBR
-#   S2  CBR cross traffic at 0, 20, 40, 60, 80 % of C, BENCH_SECS (20)
+#   S2  CBR cross traffic at 0, 20, 40, 60, 80 % of C (BENCH_S2_PCT),
+#       BENCH_SECS (20)
 #   S3  Poisson cross traffic (selftests/poisson.c) at 30 and 60 % of C
 #   S4  application-limited senders writing BENCH_S4_MBIT (5) Mbit/s in
 #       chunks, one every BENCH_S4_FRAME_MS (40, a 25 frames/s video
@@ -74,6 +75,11 @@ case $S5_REPS in
 ''|*[!0-9]*|0) echo "BENCH_S5_REPS: a number of runs, at least 1" >&2; exit 2 ;;
 esac
 ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S5}
+S2_PCT=${BENCH_S2_PCT:-0 20 40 60 80}
+for pct in $S2_PCT; do
+	in_range "$pct" 0 95 ||
+		{ echo "BENCH_S2_PCT: S2's cross traffic levels, % of C, 0-95" >&2; exit 2; }
+done
 export S4_FRAME=${BENCH_S4_FRAME_MS:-40}	# and for the table
 in_range "$S4_FRAME" 1 10000 ||
 	{ echo "BENCH_S4_FRAME_MS: milliseconds between writes, 1-10000" >&2; exit 2; }
@@ -217,7 +223,7 @@ want() { echo " $ONLY " | grep -q " $1 "; }
 want S1 && scenario S1 cbr \
 	"$(p 40):$STEP $(p 60):$STEP $(p 40):$STEP $(p 80):$STEP $(p 40):$STEP"
 if want S2; then
-	for pct in 0 20 40 60 80; do
+	for pct in $S2_PCT; do
 		scenario "S2-$pct" cbr "$(p $pct):$SECS"
 	done
 fi
