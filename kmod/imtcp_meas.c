@@ -564,6 +564,32 @@ static void track_busy(struct sock *sk, struct imtcp_meas *meas,
 }
 
 /*
+ * Between results, the published estimate stays under the busy-link cap
+ * as it is now (core/imtcp_busy.c): a fall of A shows in the delivery
+ * rate within 4-8 srtt, where a thin window's next result may be
+ * seconds away. Only what is published moves (and back up, to the
+ * estimate, when the cap rises again); the estimate itself, and so its
+ * smoothing, changes only with results. Nothing is published beyond the
+ * envelope (out_of_envelope), and nothing changes here then.
+ */
+static void publish_capped(struct imtcp_meas *meas)
+{
+	u64 est_bps = meas->est.estimate_bps, pub_bps;
+
+	if (!est_bps ||
+	    READ_ONCE(meas->entry.pub.reason) == IMTCP_REASON_ENVELOPE)
+		return;
+	pub_bps = imtcp_busy_capped(est_bps, &meas->busy);
+	if (pub_bps == READ_ONCE(meas->entry.pub.estimate_bps))
+		return;
+	WRITE_ONCE(meas->entry.pub.busy_bps, imtcp_busy_bps(&meas->busy));
+	WRITE_ONCE(meas->entry.pub.bound,
+		   pub_bps < est_bps ? IMTCP_HELD_CAP : meas->est.held);
+	WRITE_ONCE(meas->entry.pub.estimate_bps, pub_bps);
+	WRITE_ONCE(meas->info->estimate_bps, pub_bps);
+}
+
+/*
  * An MPTCP subflow is never marked application-limited in 6.1: TCP marks
  * a socket when the application writes (tcp_sendmsg_locked calls
  * tcp_rate_check_app_limited), and net/mptcp hands data to its subflows
@@ -589,6 +615,7 @@ void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *meas,
 	publish_path(sk, meas);
 	track_delivery(sk, meas, rs);
 	track_busy(sk, meas, rs);
+	publish_capped(meas);
 	if (meas->cu.state != IMTCP_STATE_OFF)
 		take_sample(sk, meas, rs);
 	step(sk, meas);

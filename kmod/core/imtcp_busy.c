@@ -37,7 +37,13 @@
  *
  * The estimate itself is held within the same bounds (imtcp_est.c):
  * they say where A is now, while the median and the EWMA remember
- * where it was, and where A is small results come seconds apart.
+ * where it was, and where A is small results come seconds apart. So
+ * between results too, what is published is held under the cap as it
+ * is at each ACK (imtcp_busy_capped; imtcp_meas.c): a fall of A shows
+ * within the 4-8 srtt the windows take, without waiting for a result
+ * (traced in the VM: an MPTCP subflow whose path fell from 8 to 1
+ * Mbit/s had its next result 9 s later, and its estimate read the old
+ * level until then while its busy rate read 1.0).
  *
  * Busy means every ACK over the rate sample's interval came back more
  * than @empty_us after the minimum RTT would have (the caller's margin
@@ -150,17 +156,33 @@ void imtcp_busy_measured(struct imtcp_busy *b)
 	b->recent_bps = 0;
 }
 
+/* The cap: 5/4 of the highest busy rate (imtcp_busy_bps); 0: none. */
+u64 imtcp_busy_cap_bps(const struct imtcp_busy *b)
+{
+	u64 busy_bps = imtcp_busy_bps(b);
+
+	return busy_bps + busy_bps / 4;
+}
+
+/* @rate_bps held at or below the cap (imtcp_busy_cap_bps), if any. */
+u64 imtcp_busy_capped(u64 rate_bps, const struct imtcp_busy *b)
+{
+	u64 top_bps = imtcp_busy_cap_bps(b);
+
+	return top_bps && rate_bps > top_bps ? top_bps : rate_bps;
+}
+
 /*
  * @rate_bps held between 9/10 of the floor (imtcp_busy_floor_bps) and
- * 5/4 of the highest busy rate (imtcp_busy_bps; either 0: no such bound).
+ * the cap (imtcp_busy_cap_bps; either 0: no such bound).
  */
 u64 imtcp_busy_hold(u64 rate_bps, const struct imtcp_busy *b)
 {
-	u64 busy_bps = imtcp_busy_bps(b), top_bps = busy_bps + busy_bps / 4;
+	u64 top_bps = imtcp_busy_cap_bps(b);
 	u64 bottom_bps = imtcp_busy_floor_bps(b);
 
 	bottom_bps -= div_u64(bottom_bps, 10);
-	if (busy_bps && rate_bps > top_bps)
+	if (top_bps && rate_bps > top_bps)
 		return top_bps;
 	return max_t(u64, rate_bps, bottom_bps);
 }
