@@ -187,6 +187,24 @@ def sample_errors(path, bins, c, column, t_from):
     return errs
 
 
+def held_results(est, times):
+    """(t, Mbit/s) at each of @times: the estimate of the latest result
+    of @est (tracepoint rows, t first, Mbit/s second) at or before t."""
+    out, i = [], -1
+    for t in times:
+        while i + 1 < len(est) and est[i + 1][0] <= t:
+            i += 1
+        if i >= 0:
+            out.append((t, est[i][1]))
+    return out
+
+
+def errors_at(pts, bins, c):
+    """|x - A| / C for (t, Mbit/s) points."""
+    return [abs(x - a) / c for t, x in pts
+            if (a := truth_at(bins, t)) is not None]
+
+
 def first_sample(path):
     try:
         return float(open(path).readline().split()[0])
@@ -268,6 +286,16 @@ def scenario(name, c_frames, workdir, outdir):
     t_bbr = first_sample(wf("bbr.samples"))
     dlv = sample_errors(wf("imtcp.samples"), bins, c, 1,
                         first_sample(wf("imtcp.samples")))
+    # what a reader sees: TCP_CC_INFO's estimate every 100 ms, held under
+    # the busy-link cap between results too
+    pub = sample_errors(wf("imtcp.samples"), bins, c, 2,
+                        first_sample(wf("imtcp.samples")))
+    pub_est = [(float(v[0]), int(v[2]) / 1e6)
+               for v in sample_rows(wf("imtcp.samples"))
+               if len(v) >= 3 and int(v[2])]
+    # the same instants, had only results moved it (the module before
+    # 2026-11-26): the latest result's estimate
+    last_est = held_results(est, [t for t, _ in pub_est])
     bbr = sample_errors(wf("bbr.samples"), bbr_bins, c, 2, t_bbr)
     connect = connect if connect is not None else (est[0][0] if est else 0)
     # the truth of the transfer's own time: steps and the median A
@@ -302,6 +330,8 @@ def scenario(name, c_frames, workdir, outdir):
     srtt = statistics.median(e[3] for e in est) / 1e6 if est else 0.04
     dur = (est[-1][0] - connect) if est else 0
     steps = step_tracking(est, during, c, connect, srtt) if name == "S1" else []
+    pub_steps = (step_tracking(pub_est, during, c, connect, srtt)
+                 if name == "S1" else [])
     jit_med, jit_p90 = truth_jitter(during, c)
     frames = {cc: frame_delivery_ms(wf(f"{cc}.xfer"), wf(f"{cc}.arrivals"))
               for cc in ("imtcp", "reno")}
@@ -317,6 +347,14 @@ def scenario(name, c_frames, workdir, outdir):
                          if during else None),
         "estimate_median": statistics.median(e[1] for e in est) if est else None,
         "step_rtts": steps,
+        "pub_median_err_pct_c": med(pub),
+        "pub_p90_err_pct_c": 100 * pct(pub, 0.9) if pub else None,
+        "pub_step_rtts": pub_steps,
+        "last_median_err_pct_c": med(errors_at(last_est, bins, c)),
+        "last_p90_err_pct_c": (100 * pct(errors_at(last_est, bins, c), 0.9)
+                               if last_est else None),
+        "last_step_rtts": (step_tracking(last_est, during, c, connect, srtt)
+                           if name == "S1" else []),
         "truth_jitter_median_pct_c": jit_med,
         "truth_jitter_p90_pct_c": jit_p90,
         "goodput_ratio": goodput / reno if reno > 0 else None,
@@ -484,6 +522,26 @@ def table(outdir, c):
             p(f"|   steps: RTTs to within 10 % of the new A | "
               + " ".join(fmt(x) if x is not None else "never"
                          for x in r["step_rtts"]) + " | | | | | | | | | |")
+    pubs = [r for r in res if r.get("pub_median_err_pct_c") is not None]
+    if pubs:
+        p()
+        p("What a reader sees between results: imtcp's estimate as "
+          "TCP_CC_INFO gives it, every 100 ms (held under the busy-link "
+          "cap at each ACK), error median / p90 % of C, and S1's steps "
+          "in RTTs to within 10 % of the new A on those samples.")
+        p()
+        p("| scenario | published err median / p90 | steps (RTTs) "
+          "| latest result's estimate at the same instants | steps (RTTs) |")
+        p("|---|---|---|---|---|")
+        for r in pubs:
+            steps = " ".join(fmt(x) if x is not None else "never"
+                             for x in r.get("pub_step_rtts") or [])
+            last = " ".join(fmt(x) if x is not None else "never"
+                            for x in r.get("last_step_rtts") or [])
+            p(f"| {r['name']} | {fmt(r['pub_median_err_pct_c'])} / "
+              f"{fmt(r.get('pub_p90_err_pct_c'))} | {steps} "
+              f"| {fmt(r.get('last_median_err_pct_c'))} / "
+              f"{fmt(r.get('last_p90_err_pct_c'))} | {last} |")
     media = [r for r in res if r.get("imtcp_frame_p50_ms") is not None]
     if media:
         p()

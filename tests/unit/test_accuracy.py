@@ -65,6 +65,20 @@ class StepTracking(unittest.TestCase):
         self.assertEqual(accuracy.step_tracking([], bins, C, 0.0, SRTT), [])
 
 
+class HeldResults(unittest.TestCase):
+    def test_each_instant_gets_the_latest_result_before_it(self):
+        est = [(1.0, 50.0), (2.0, 30.0), (2.05, 20.0)]
+        pts = accuracy.held_results(est, [0.5, 1.0, 1.9, 2.1, 9.0])
+        # none before the first result; at a result's own instant, it
+        self.assertEqual(pts, [(1.0, 50.0), (1.9, 50.0), (2.1, 20.0),
+                               (9.0, 20.0)])
+
+    def test_errors_at_the_truth_of_each_instant(self):
+        bins = profile([60, 20], secs=1.0, jitter=0.0)
+        errs = accuracy.errors_at([(0.5, 66.0), (1.5, 20.0)], bins, 100.0)
+        self.assertEqual([round(e, 3) for e in errs], [0.06, 0.0])
+
+
 class TruthJitter(unittest.TestCase):
     def test_a_steady_truth_does_not_jitter(self):
         bins = [(0.1 * k, 40.0) for k in range(30)]
