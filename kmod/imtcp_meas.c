@@ -565,24 +565,22 @@ static void track_busy(struct sock *sk, struct imtcp_meas *meas,
 
 /*
  * Between results, the published estimate stays under the busy-link cap
- * as it is now (core/imtcp_busy.c, imtcp_busy_shown): a fall of A shows
- * in the delivery rate within 4-8 srtt, where a thin window's next
- * result may be seconds away. Only what is published moves (up again,
- * to the estimate at most, as the cap rises; where no cap applies, it
- * stands); the estimate itself, and so its smoothing, changes only with
- * results. Nothing is published beyond the envelope (out_of_envelope),
- * and nothing changes here then.
+ * as it is now (core/imtcp_busy.c): a fall of A shows in the delivery
+ * rate within 4-8 srtt, where a thin window's next result may be
+ * seconds away. Only what is published moves (and back up, to the
+ * estimate, when the cap rises again); the estimate itself, and so its
+ * smoothing, changes only with results. Nothing is published beyond the
+ * envelope (out_of_envelope), and nothing changes here then.
  */
 static void publish_capped(struct imtcp_meas *meas)
 {
-	u64 est_bps = meas->est.estimate_bps, pub_bps, shown_bps;
+	u64 est_bps = meas->est.estimate_bps, pub_bps;
 
 	if (!est_bps ||
 	    READ_ONCE(meas->entry.pub.reason) == IMTCP_REASON_ENVELOPE)
 		return;
-	shown_bps = READ_ONCE(meas->entry.pub.estimate_bps);
-	pub_bps = imtcp_busy_shown(est_bps, shown_bps, &meas->busy);
-	if (pub_bps == shown_bps)
+	pub_bps = imtcp_busy_capped(est_bps, &meas->busy);
+	if (pub_bps == READ_ONCE(meas->entry.pub.estimate_bps))
 		return;
 	WRITE_ONCE(meas->entry.pub.busy_bps, imtcp_busy_bps(&meas->busy));
 	WRITE_ONCE(meas->entry.pub.bound,

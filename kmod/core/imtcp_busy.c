@@ -39,7 +39,7 @@
  * they say where A is now, while the median and the EWMA remember
  * where it was, and where A is small results come seconds apart. So
  * between results too, what is published is held under the cap as it
- * is at each ACK (imtcp_busy_shown; imtcp_meas.c): a fall of A shows
+ * is at each ACK (imtcp_busy_capped; imtcp_meas.c): a fall of A shows
  * within the 4-8 srtt the windows take, without waiting for a result
  * (traced in the VM: an MPTCP subflow whose path fell from 8 to 1
  * Mbit/s had its next result 9 s later, and its estimate read the old
@@ -164,24 +164,12 @@ u64 imtcp_busy_cap_bps(const struct imtcp_busy *b)
 	return busy_bps + busy_bps / 4;
 }
 
-/*
- * What to show between results, the estimate being @est_bps and
- * @shown_bps shown now: the estimate held under the cap as it is now;
- * with no cap now (no busy interval in the last 4-8 srtt: the sender
- * idled or its queue emptied, which says nothing of A rising), what is
- * shown stands until the next result. Shown otherwise, the estimate
- * would flap between the cap and a result seconds old (traced: an MPTCP
- * subflow on a lossy 3 Mbit/s path with one result in 40 s, 18.9 Mbit/s,
- * shown alternately as that and as 0.9-2.8 as its busy intervals came
- * and went).
- */
-u64 imtcp_busy_shown(u64 est_bps, u64 shown_bps, const struct imtcp_busy *b)
+/* @rate_bps held at or below the cap (imtcp_busy_cap_bps), if any. */
+u64 imtcp_busy_capped(u64 rate_bps, const struct imtcp_busy *b)
 {
 	u64 top_bps = imtcp_busy_cap_bps(b);
 
-	if (!top_bps)
-		return shown_bps;
-	return min_t(u64, est_bps, top_bps);
+	return top_bps && rate_bps > top_bps ? top_bps : rate_bps;
 }
 
 /*

@@ -244,34 +244,29 @@ TEST(the_bound)
 }
 
 /*
- * What is shown between results: the estimate, under the cap as it is
- * now; no cap now, what is shown stands; only a cap, never the floor.
+ * What is published between results: the estimate, under the cap as it
+ * is now; no busy rate, no cap; and only a cap, never the floor.
  */
 TEST(the_cap_between_results)
 {
 	struct imtcp_busy b = busy_of(8, 0), none = busy_of(0, 0);
 
 	EXPECT_EQ(10 * MBIT, imtcp_busy_cap_bps(&b));
-	EXPECT_EQ(10 * MBIT, imtcp_busy_shown(16 * MBIT, 16 * MBIT, &b));
-	EXPECT_EQ(9 * MBIT, imtcp_busy_shown(9 * MBIT, 9 * MBIT, &b));
-	/* the cap rose: up again, to the estimate at most */
-	EXPECT_EQ(10 * MBIT, imtcp_busy_shown(16 * MBIT, 2 * MBIT, &b));
-	EXPECT_EQ(9 * MBIT, imtcp_busy_shown(9 * MBIT, 2 * MBIT, &b));
-	/* no cap: what is shown stands, low or not */
+	EXPECT_EQ(10 * MBIT, imtcp_busy_capped(16 * MBIT, &b));
+	EXPECT_EQ(9 * MBIT, imtcp_busy_capped(9 * MBIT, &b));
 	EXPECT_EQ(0, imtcp_busy_cap_bps(&none));
-	EXPECT_EQ(2 * MBIT, imtcp_busy_shown(16 * MBIT, 2 * MBIT, &none));
-	EXPECT_EQ(16 * MBIT, imtcp_busy_shown(16 * MBIT, 16 * MBIT, &none));
+	EXPECT_EQ(16 * MBIT, imtcp_busy_capped(16 * MBIT, &none));
 	b = busy_of(8, 8);	/* a floor of 7.2: not applied here */
-	EXPECT_EQ(1 * MBIT, imtcp_busy_shown(1 * MBIT, 1 * MBIT, &b));
+	EXPECT_EQ(1 * MBIT, imtcp_busy_capped(1 * MBIT, &b));
 	/* after a fall: the windows move on, and the cap with them */
 	imtcp_busy_init(&b, 0);
 	imtcp_busy_ack(&b, 1000, 50000, 1000, 40000);	/* busy */
 	imtcp_busy_rate(&b, 200000, 40, 1448, 120000);	/* 3.86 Mbit/s */
 	EXPECT_EQ(imtcp_busy_bps(&b) + imtcp_busy_bps(&b) / 4,
-		  imtcp_busy_shown(16 * MBIT, 16 * MBIT, &b));
+		  imtcp_busy_capped(16 * MBIT, &b));
 	imtcp_busy_ack(&b, 600000, 50000, 1000, 40000);	/* 3 windows on */
 	EXPECT_EQ(0, imtcp_busy_cap_bps(&b));
-	EXPECT_EQ(4 * MBIT, imtcp_busy_shown(16 * MBIT, 4 * MBIT, &b));
+	EXPECT_EQ(16 * MBIT, imtcp_busy_capped(16 * MBIT, &b));
 }
 
 TEST(the_floor)
