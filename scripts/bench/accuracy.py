@@ -173,18 +173,17 @@ def sample_rows(path):
         return []
 
 
-def sample_errors(path, bins, c, column, t_from):
-    """|rate - A| / C for the 100 ms samples of xfer -T (column 1:
+def sample_points(path, column, t_from):
+    """(t, Mbit/s) of the 100 ms samples of xfer -T (column 1:
     tcpi_delivery_rate, 2: the congestion control's own figure), from
     t_from on, skipping zeros (no figure yet)."""
-    errs = []
-    for v in sample_rows(path):
-        if len(v) < 3 or float(v[0]) < t_from or int(v[column]) == 0:
-            continue
-        a = truth_at(bins, float(v[0]))
-        if a is not None:
-            errs.append(abs(int(v[column]) / 1e6 - a) / c)
-    return errs
+    return [(float(v[0]), int(v[column]) / 1e6) for v in sample_rows(path)
+            if len(v) >= 3 and float(v[0]) >= t_from and int(v[column])]
+
+
+def sample_errors(path, bins, c, column, t_from):
+    """|rate - A| / C for those samples (sample_points)."""
+    return errors_at(sample_points(path, column, t_from), bins, c)
 
 
 def held_results(est, times):
@@ -288,14 +287,13 @@ def scenario(name, c_frames, workdir, outdir):
                         first_sample(wf("imtcp.samples")))
     # what a reader sees: TCP_CC_INFO's estimate every 100 ms, held under
     # the busy-link cap between results too
-    pub = sample_errors(wf("imtcp.samples"), bins, c, 2,
-                        first_sample(wf("imtcp.samples")))
-    pub_est = [(float(v[0]), int(v[2]) / 1e6)
-               for v in sample_rows(wf("imtcp.samples"))
-               if len(v) >= 3 and int(v[2])]
+    pub_est = sample_points(wf("imtcp.samples"), 2,
+                            first_sample(wf("imtcp.samples")))
+    pub = errors_at(pub_est, bins, c)
     # the same instants, had only results moved it (the module before
     # 2026-11-26): the latest result's estimate
     last_est = held_results(est, [t for t, _ in pub_est])
+    last = errors_at(last_est, bins, c)
     bbr = sample_errors(wf("bbr.samples"), bbr_bins, c, 2, t_bbr)
     connect = connect if connect is not None else (est[0][0] if est else 0)
     # the truth of the transfer's own time: steps and the median A
@@ -350,9 +348,8 @@ def scenario(name, c_frames, workdir, outdir):
         "pub_median_err_pct_c": med(pub),
         "pub_p90_err_pct_c": 100 * pct(pub, 0.9) if pub else None,
         "pub_step_rtts": pub_steps,
-        "last_median_err_pct_c": med(errors_at(last_est, bins, c)),
-        "last_p90_err_pct_c": (100 * pct(errors_at(last_est, bins, c), 0.9)
-                               if last_est else None),
+        "last_median_err_pct_c": med(last),
+        "last_p90_err_pct_c": 100 * pct(last, 0.9) if last else None,
         "last_step_rtts": (step_tracking(last_est, during, c, connect, srtt)
                            if name == "S1" else []),
         "truth_jitter_median_pct_c": jit_med,
@@ -456,6 +453,12 @@ def plot_throughput(ax, series, c):
     ax.legend(loc="upper right")
 
 
+def fmt_steps(steps):
+    """RTTs to each step, "never" where none came."""
+    return " ".join(fmt(x) if x is not None else "never"
+                    for x in steps or [])
+
+
 def table(outdir, c):
     apath = os.path.join(outdir, "accuracy.jsonl")
     res = [json.loads(l) for l in open(apath)] if os.path.exists(apath) else []
@@ -520,8 +523,7 @@ def table(outdir, c):
           f"{fmt(r.get('held_pct'), '{:.0f}')} % |")
         if r["step_rtts"]:
             p(f"|   steps: RTTs to within 10 % of the new A | "
-              + " ".join(fmt(x) if x is not None else "never"
-                         for x in r["step_rtts"]) + " | | | | | | | | | |")
+              + fmt_steps(r["step_rtts"]) + " | | | | | | | | | |")
     pubs = [r for r in res if r.get("pub_median_err_pct_c") is not None]
     if pubs:
         p()
@@ -534,14 +536,12 @@ def table(outdir, c):
           "| latest result's estimate at the same instants | steps (RTTs) |")
         p("|---|---|---|---|---|")
         for r in pubs:
-            steps = " ".join(fmt(x) if x is not None else "never"
-                             for x in r.get("pub_step_rtts") or [])
-            last = " ".join(fmt(x) if x is not None else "never"
-                            for x in r.get("last_step_rtts") or [])
             p(f"| {r['name']} | {fmt(r['pub_median_err_pct_c'])} / "
-              f"{fmt(r.get('pub_p90_err_pct_c'))} | {steps} "
+              f"{fmt(r.get('pub_p90_err_pct_c'))} "
+              f"| {fmt_steps(r.get('pub_step_rtts'))} "
               f"| {fmt(r.get('last_median_err_pct_c'))} / "
-              f"{fmt(r.get('last_p90_err_pct_c'))} | {last} |")
+              f"{fmt(r.get('last_p90_err_pct_c'))} "
+              f"| {fmt_steps(r.get('last_step_rtts'))} |")
     media = [r for r in res if r.get("imtcp_frame_p50_ms") is not None]
     if media:
         p()
