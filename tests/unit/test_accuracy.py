@@ -60,6 +60,15 @@ class StepTracking(unittest.TestCase):
         for s in steps:
             self.assertAlmostEqual(s, 0.3 / SRTT, delta=0.11 / SRTT)
 
+    def test_within_a_tenth_of_c_or_of_a(self):
+        # a fall to 20: 28 is within 10 % of C (9.9) but not of A (2.0)
+        bins = profile([60, 20])
+        est = [(10.5, 28.0), (12.0, 21.5)]
+        of_a = accuracy.step_tracking(est, bins, C, 0.0, SRTT)
+        of_c = accuracy.step_tracking(est, bins, C, 0.0, SRTT, of_c=True)
+        self.assertAlmostEqual(of_a[0], 2.0 / SRTT, delta=0.11 / SRTT)
+        self.assertAlmostEqual(of_c[0], 0.5 / SRTT, delta=0.11 / SRTT)
+
     def test_jitter_alone_is_no_step(self):
         bins = profile([40, 40], jitter=4.0)
         self.assertEqual(accuracy.step_tracking([], bins, C, 0.0, SRTT), [])
