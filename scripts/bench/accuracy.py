@@ -137,12 +137,12 @@ def step_tracking(est, bins, c, connect, srtt_s, of_c=False):
     new level (@of_c: within 10 % of C, issue 32's target; a step to a
     low A, 20 % of C, is then followed when the estimate is within half
     of A, where 10 % of A asks for 2 % of C). A step: the medians of the
-    100 ms bins in the second before
-    and after a bin differ by more than 10 % of C (the profile's steps are
-    20-40 %; single bins jitter with the cross sender's bursts), placed at
-    the bin where they differ most (step_at); one step per 2 s, none in
-    the last 2 s of BINS (the transfer's time: the cross traffic may end a
-    moment before the transfer does)."""
+    100 ms bins in the second before and after a bin differ by more than
+    10 % of C (the profile's steps are 20-40 %; single bins jitter with
+    the cross sender's bursts), placed at the bin where they differ most
+    (step_at); one step per 2 s, none in the last 2 s of BINS (the
+    transfer's time: the cross traffic may end a moment before the
+    transfer does)."""
     out, last = [], None
     end = bins[-1][0] if bins else 0
     for k, (t1, _) in enumerate(bins):
