@@ -167,17 +167,21 @@ u64 imtcp_busy_cap_bps(const struct imtcp_busy *b)
 
 /*
  * @rate_bps held between 9/10 of the floor (imtcp_busy_floor_bps) and
- * the cap (imtcp_busy_cap_bps; either 0: no such bound).
+ * the cap (imtcp_busy_cap_bps; either 0: no such bound). This runs per
+ * ACK (imtcp_meas.c): a rate at or above the floor itself needs no
+ * division.
  */
 u64 imtcp_busy_hold(u64 rate_bps, const struct imtcp_busy *b)
 {
 	u64 top_bps = imtcp_busy_cap_bps(b);
-	u64 bottom_bps = imtcp_busy_floor_bps(b);
+	u64 bottom_bps;
 
-	bottom_bps -= div_u64(bottom_bps, 10);
 	if (top_bps && rate_bps > top_bps)
 		return top_bps;
-	return max_t(u64, rate_bps, bottom_bps);
+	bottom_bps = imtcp_busy_floor_bps(b);
+	if (rate_bps >= bottom_bps)
+		return rate_bps;
+	return max_t(u64, rate_bps, bottom_bps - div_u64(bottom_bps, 10));
 }
 
 /*
