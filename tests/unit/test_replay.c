@@ -238,9 +238,9 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 	f = fopen(path, "r");
 	ASSERT_NE(NULL, f) TH_LOG("cannot open %s", path);
 	while (next_measurement(f, &r)) {
-		enum imtcp_edge edge, fit_edge;
+		enum imtcp_edge edge, fit_edge, got_edge;
 		u32 rse;
-		u64 raw, fit, a = (u64)(truth_mbit * 1e6);
+		u64 raw, fit, got, a = (u64)(truth_mbit * 1e6);
 		u32 i;
 
 		/* streams as long as the recording's (a media sender's writes) */
@@ -271,12 +271,10 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 		} else {
 			imtcp_est_update(&unw, &cfg, raw, edge, 0);
 		}
-		if (same == SAME_SERVED)
-			same_raw += (raw == r.raw && (!raw || edge == r.edge)) ||
-				    unreported_first(raw, edge, r.raw, nres);
-		else
-			same_raw += (fit == r.raw && (!fit || fit_edge == r.edge)) ||
-				    unreported_first(fit, fit_edge, r.raw, nres);
+		got = same == SAME_SERVED ? raw : fit;
+		got_edge = same == SAME_SERVED ? edge : fit_edge;
+		same_raw += (got == r.raw && (!got || got_edge == r.edge)) ||
+			    unreported_first(got, got_edge, r.raw, nres);
 		if (raw && nres < 4096) {
 			eres[nres] = fabs(raw / 1e6 - truth_mbit);
 			efit[nres] = fabs(fit / 1e6 - truth_mbit);
