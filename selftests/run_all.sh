@@ -29,7 +29,7 @@ for p in "${PROGRAMS[@]}"; do
 	name=$(basename "$p")
 	log=$(mktemp)
 	echo "# selftests: imtcp: $name"
-	t0=$SECONDS
+	start_s=$SECONDS
 	if [ -x "$p" ] || [ -x "./$p" ]; then
 		case "$p" in /*) cmd=$p ;; *) cmd=./$p ;; esac
 		# The C programs expect imtcp loaded (the shell tests see to it).
@@ -44,7 +44,7 @@ for p in "${PROGRAMS[@]}"; do
 	fi
 	sed 's/^/# /' "$log"
 	# how long it took, for the CI's time budget (scripts/test-all.sh)
-	echo "# $name: $((SECONDS - t0)) s"
+	echo "# $name: $((SECONDS - start_s)) s"
 	# Count the program's own test cases.
 	p_pass=$(grep -cE '^ok [0-9]+ ' "$log" | tr -d ' ')
 	p_skip=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" | tr -d ' ')

@@ -293,11 +293,11 @@ def s1_steps(name, wf, c, srtt, own, t_bbr):
         return {}
     _, bins, connect = own[""]
     t_dlv = first_sample(wf("imtcp.samples"))
-    shift = t_dlv - t_bbr
+    shift_s = t_dlv - t_bbr
     figs = dict(own)
     figs["dlv_"] = (sample_points(wf("imtcp.samples"), 1, t_dlv), bins,
                     connect)
-    figs["bbr_"] = ([(t + shift, x) for t, x in
+    figs["bbr_"] = ([(t + shift_s, x) for t, x in
                      sample_points(wf("bbr.samples"), 2, t_bbr)],
                     bins, connect)
     out = {}
