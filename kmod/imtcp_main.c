@@ -80,8 +80,7 @@
  *     more than stale_rtts minimum RTTs before the latest are forgotten.
  *   o A result, and the estimate after it, is held between 9/10 and 5/4
  *     of what the connection was delivered at while the bottleneck's
- *     queue stood (then its rate is A itself; core/imtcp_busy.c), and
- *     what is published is held there at every ACK between results.
+ *     queue stood (then its rate is A itself; core/imtcp_busy.c).
  *   o A receiver that ACKs every second segment leaves half the samples.
  *
  * References:

@@ -564,33 +564,27 @@ static void track_busy(struct sock *sk, struct imtcp_meas *meas,
 }
 
 /*
- * Between results, the published estimate stays within the busy-link
- * bounds as they are now (core/imtcp_busy.c): under the cap, so that a
- * fall of A shows in the delivery rate within 4-8 srtt, where a thin
- * window's next result may be seconds away; and at or above 9/10 of the
- * floor, what the connection got while its queue stood in both windows
- * and since the last measurement, so that a rise shows as soon as the
- * connection is delivered at the new A, where the smoothing would wait
- * for results. Only what is published moves (and back to the estimate
- * when the bounds let go); the estimate itself, and so its smoothing,
- * changes only with results. Nothing is published beyond the envelope
- * (out_of_envelope), and nothing changes here then.
+ * Between results, the published estimate stays under the busy-link cap
+ * as it is now (core/imtcp_busy.c): a fall of A shows in the delivery
+ * rate within 4-8 srtt, where a thin window's next result may be
+ * seconds away. Only what is published moves (and back up, to the
+ * estimate, when the cap rises again); the estimate itself, and so its
+ * smoothing, changes only with results. Nothing is published beyond the
+ * envelope (out_of_envelope), and nothing changes here then.
  */
-static void publish_held(struct imtcp_meas *meas)
+static void publish_capped(struct imtcp_meas *meas)
 {
 	u64 est_bps = meas->est.estimate_bps, pub_bps;
-	u8 bound;
 
 	if (!est_bps ||
 	    READ_ONCE(meas->entry.pub.reason) == IMTCP_REASON_ENVELOPE)
 		return;
-	pub_bps = imtcp_busy_hold(est_bps, &meas->busy);
+	pub_bps = imtcp_busy_capped(est_bps, &meas->busy);
 	if (pub_bps == READ_ONCE(meas->entry.pub.estimate_bps))
 		return;
-	bound = pub_bps < est_bps ? IMTCP_HELD_CAP :
-		pub_bps > est_bps ? IMTCP_HELD_FLOOR : meas->est.held;
 	WRITE_ONCE(meas->entry.pub.busy_bps, imtcp_busy_bps(&meas->busy));
-	WRITE_ONCE(meas->entry.pub.bound, bound);
+	WRITE_ONCE(meas->entry.pub.bound,
+		   pub_bps < est_bps ? IMTCP_HELD_CAP : meas->est.held);
 	WRITE_ONCE(meas->entry.pub.estimate_bps, pub_bps);
 	WRITE_ONCE(meas->info->estimate_bps, pub_bps);
 }
@@ -621,7 +615,7 @@ void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *meas,
 	publish_path(sk, meas);
 	track_delivery(sk, meas, rs);
 	track_busy(sk, meas, rs);
-	publish_held(meas);
+	publish_capped(meas);
 	if (meas->cu.state != IMTCP_STATE_OFF)
 		take_sample(sk, meas, rs);
 	step(sk, meas);

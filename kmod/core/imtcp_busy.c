@@ -38,13 +38,12 @@
  * The estimate itself is held within the same bounds (imtcp_est.c):
  * they say where A is now, while the median and the EWMA remember
  * where it was, and where A is small results come seconds apart. So
- * between results too, what is published is held within the bounds as
- * they are at each ACK (imtcp_busy_hold; imtcp_meas.c): a fall of A
- * shows within the 4-8 srtt the windows take, without waiting for a
- * result (traced in the VM: an MPTCP subflow whose path fell from 8 to 1
+ * between results too, what is published is held under the cap as it
+ * is at each ACK (imtcp_busy_capped; imtcp_meas.c): a fall of A shows
+ * within the 4-8 srtt the windows take, without waiting for a result
+ * (traced in the VM: an MPTCP subflow whose path fell from 8 to 1
  * Mbit/s had its next result 9 s later, and its estimate read the old
- * level until then while its busy rate read 1.0), and so does a rise
- * that the connection's standing queue already delivers.
+ * level until then while its busy rate read 1.0).
  *
  * Busy means every ACK over the rate sample's interval came back more
  * than @empty_us after the minimum RTT would have (the caller's margin
@@ -165,11 +164,18 @@ u64 imtcp_busy_cap_bps(const struct imtcp_busy *b)
 	return busy_bps + busy_bps / 4;
 }
 
+/* @rate_bps held at or below the cap (imtcp_busy_cap_bps), if any. */
+u64 imtcp_busy_capped(u64 rate_bps, const struct imtcp_busy *b)
+{
+	u64 top_bps = imtcp_busy_cap_bps(b);
+
+	return top_bps && rate_bps > top_bps ? top_bps : rate_bps;
+}
+
 /*
  * @rate_bps held between 9/10 of the floor (imtcp_busy_floor_bps) and
- * the cap (imtcp_busy_cap_bps; either 0: no such bound). This runs per
- * ACK (imtcp_meas.c): a rate at or above the floor itself needs no
- * division.
+ * the cap (imtcp_busy_cap_bps; either 0: no such bound). A rate at or
+ * above the floor itself needs no division.
  */
 u64 imtcp_busy_hold(u64 rate_bps, const struct imtcp_busy *b)
 {

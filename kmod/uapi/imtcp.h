@@ -110,9 +110,7 @@ enum {
 };
 
 /*
- * What the busy-link bounds did to the figure shown (IMTCP_A_BOUND), at
- * the latest result or at an ACK since (imtcp_meas.c publishes it held
- * within the bounds as they are then).
+ * What the busy-link bounds did to the latest update (IMTCP_A_BOUND).
  * The estimate is held within 9/10 of the lower and 5/4 of the higher
  * delivery rate the connection had while the bottleneck kept a queue
  * (IMTCP_A_BUSY): CAP, the estimate (or, if it was not moved, the latest
