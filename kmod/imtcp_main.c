@@ -46,9 +46,8 @@
  *   ACKs are in. cwnd is never touched by the measurement. Each ACK gives
  *   one sample: the newest segment it delivered (rate sample last_end_seq),
  *   its real departure time (tp->first_tx_mstamp) and the ACK's arrival.
- *   k streams cover the search range (after the first estimate
- *   streams_max, where the hold budget can pay for them); a joint fit of
- *   a queue model to all their delays gives A (core/imtcp_fit.c). Measurement is off in CWR,
+ *   k streams cover the search range; a joint fit of a queue model to all
+ *   their delays gives A (core/imtcp_fit.c). Measurement is off in CWR,
  *   Recovery and Loss, before the first 10 segments (no pacing yet), and
  *   under sch_fq (which owns pacing); it never holds with nothing in
  *   flight or a window of N or less (4 N in a slow start that the window

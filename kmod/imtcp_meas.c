@@ -488,12 +488,10 @@ static void step(struct sock *sk, struct imtcp_meas *meas)
 	struct imtcp_cu_view v;
 	u32 from = meas->cu.state, flags, stream = meas->cu.stream;
 
-	/* a measurement's streams: the length and number it began with */
+	/* a measurement's streams all have the length it began with */
 	if (!meas->cu.stream && meas->cu.state != IMTCP_STATE_SEND &&
-	    meas->cu.state != IMTCP_STATE_PASS) {
+	    meas->cu.state != IMTCP_STATE_PASS)
 		meas->cfg.n = imtcp_cu_stream_len(&meas->cu);
-		meas->cfg.k = imtcp_cu_streams(&meas->cu, meas->k);
-	}
 	view_of(sk, meas, &v);
 	flags = imtcp_cu_step(&meas->cu, meas->cfg.n, meas->cfg.k, &v);
 	WRITE_ONCE(meas->entry.pub.hold_us, meas->cu.held_us);
@@ -749,8 +747,6 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_cu_init(&meas->cu, meas->cfg.n);
 	imtcp_cu_set_budget(&meas->cu, params.hold_budget);
 	imtcp_cu_set_free_starts(&meas->cu, params.free_starts);
-	imtcp_cu_set_streams_max(&meas->cu, params.streams_max);
-	meas->k = meas->cfg.k;
 	imtcp_busy_init(&meas->busy, tcp_clock_us());
 	sock_diag_save_cookie(sk, cookie);
 	meas->entry.cookie = (u64)cookie[1] << 32 | cookie[0];

@@ -38,8 +38,7 @@ struct imtcp_meas {
 	struct imtcp_info *info;	/* in the socket's private area */
 	struct imtcp_cu cu;
 	struct imtcp_est est;
-	struct imtcp_est_cfg cfg;	/* .n, .k: the measurement's own */
-	u32 k;				/* streams: the connection's k */
+	struct imtcp_est_cfg cfg;
 	struct imtcp_stream st[IMTCP_K_MAX];
 	u32 stream_seq[IMTCP_K_MAX];	/* first sequence number of stream */
 	u32 stream_end;			/* snd_nxt after the last stream */

@@ -13,7 +13,6 @@
 
 static unsigned int stream_len = 10;
 static unsigned int streams = 2;
-static unsigned int streams_max = 4;
 static unsigned int noise_us = 500;
 static unsigned int gain_shift = 1;
 static unsigned int stale_rtts = 32;
@@ -37,7 +36,6 @@ static const struct kernel_param_ops name##_ops = {			\
 
 IMTCP_UINT_RANGE(stream_len, IMTCP_N_MIN, IMTCP_N_MAX);
 IMTCP_UINT_RANGE(streams, 1, IMTCP_K_MAX);
-IMTCP_UINT_RANGE(streams_max, 1, IMTCP_K_MAX);
 IMTCP_UINT_RANGE(noise, 0, 100000);
 IMTCP_UINT_RANGE(gain, 0, 4);
 IMTCP_UINT_RANGE(stale, 0, 10000);
@@ -49,8 +47,6 @@ module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
 MODULE_PARM_DESC(stream_len, "segments per measurement stream, N (5-16, default 10); an application-limited sender's streams are as long as its writes, 5-16");
 module_param_cb(streams, &streams_ops, &streams, 0644);
 MODULE_PARM_DESC(streams, "streams per measurement, k (1-8, default 2)");
-module_param_cb(streams_max, &streams_max_ops, &streams_max, 0644);
-MODULE_PARM_DESC(streams_max, "streams per measurement, after a connection's first estimate, where the hold budget holds what they cost (1-8, default 4; at most streams: always streams)");
 module_param_cb(noise_us, &noise_ops, &noise_us, 0644);
 MODULE_PARM_DESC(noise_us, "delay rise in us that a stream must exceed to count as rising (0-100000, default 500)");
 module_param_cb(gain_shift, &gain_ops, &gain_shift, 0644);
@@ -91,5 +87,4 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->est.stale_rtts = READ_ONCE(stale_rtts);
 	p->hold_budget = READ_ONCE(hold_budget);
 	p->free_starts = READ_ONCE(free_starts);
-	p->streams_max = READ_ONCE(streams_max);
 }

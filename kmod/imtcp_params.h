@@ -9,7 +9,6 @@ struct imtcp_params {
 	struct imtcp_est_cfg est;	/* stream_len ... stale_rtts */
 	u32 hold_budget;		/* percent */
 	u32 free_starts;
-	u32 streams_max;
 };
 
 bool imtcp_params_measure(void);

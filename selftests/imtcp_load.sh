@@ -54,7 +54,6 @@ test_params_range_checked() {
 	done <<-EOF
 	stream_len 5 16
 	streams 1 8
-	streams_max 1 8
 	noise_us 0 100000
 	gain_shift 0 4
 	stale_rtts 0 10000
@@ -62,7 +61,7 @@ test_params_range_checked() {
 	free_starts 0 8
 	fail_alloc_every 0 1000000
 	EOF
-	echo "nine parameters refuse values outside their ranges"
+	echo "eight parameters refuse values outside their ranges"
 }
 
 # A connection that sets nothing gets the default: imtcp after the sysctl.

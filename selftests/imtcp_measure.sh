@@ -67,7 +67,6 @@ trap 'trace_stop /dev/null 2>/dev/null; topo_down; keep_traces' EXIT
 test_param_ranges() {
 	local p bad old
 	for p in "stream_len 4" "stream_len 17" "streams 0" "streams 9" \
-		 "streams_max 0" "streams_max 9" \
 		 "noise_us 100001" "gain_shift 5" "stale_rtts 10001" "stream_len abc" \
 		 "hold_budget 0" "hold_budget 101" "free_starts 9" \
 		 "fail_alloc_every 1000001" "fail_alloc_every -1"; do

@@ -84,8 +84,6 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->m = n;
 	cu->good_at_m = 0;
 	cu->stream = 0;
-	cu->k_max = 0;
-	cu->estimated = 0;
 	cu->deadline_us = 0;
 	cu->budget = IMTCP_BUDGET_MAX;
 	cu->started = 0;
@@ -211,40 +209,9 @@ void imtcp_cu_set_free_starts(struct imtcp_cu *cu, u32 n)
 	cu->free_starts = min_t(u32, n, IMTCP_FREE_MAX);
 }
 
-/* Streams (1-IMTCP_K_MAX) of a measurement that the budget can pay for. */
-void imtcp_cu_set_streams_max(struct imtcp_cu *cu, u32 k_max)
-{
-	cu->k_max = clamp_t(u32, k_max, 1, IMTCP_K_MAX);
-}
-
-/*
- * The streams of the measurement about to begin: k_max where the budget
- * holds what the last one cost, scaled from its k streams to k_max, once
- * the connection has an estimate; else k. Four streams in place of two
- * (MTU 1500, C = 30) halved a single result's error (S1: 6.9 / 23.0 % of
- * C at the median / p90 against 12.0 / 32.6) and the estimate's p90 for
- * a 5 Mbit/s media sender (13.6 against 25.9 % of C at A = 13.9); but
- * four every time halved the results at A = 20 % of C, where each hold
- * costs most of an RTT, and the first estimate came after 14-52 RTT in
- * place of about 4. Where holds cost nothing (a standing queue pays, or
- * an application-limited sender) every measurement has k_max; where they
- * cost an RTT, the budget (at most one RTT's worth) never holds twice
- * that, and measurements keep to k.
- */
-u32 imtcp_cu_streams(const struct imtcp_cu *cu, u32 k)
-{
-	if (!cu->estimated || cu->k_max <= k || !k)
-		return k;
-	if (cu->budget >= IMTCP_BUDGET_MAX)
-		return cu->k_max;
-	return cu->credit >= (s64)cu->last_cost_us * cu->k_max / k *
-			     IMTCP_BUDGET_MAX ? cu->k_max : k;
-}
-
 /* The connection has an estimate: from now on measurements wait. */
 void imtcp_cu_estimated(struct imtcp_cu *cu)
 {
-	cu->estimated = 1;
 	cu->free_starts = 0;
 	cu->failures = 0;
 }
@@ -423,10 +390,8 @@ static u32 goto_state(struct imtcp_cu *cu, u32 state)
  */
 static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
-	if (!cu->stream) {
+	if (!cu->stream)
 		cu->slow_start = v->slow_start;
-		cu->cost_mark_us = cu->cost_us;
-	}
 	cu->free_us = v->queue_us;
 	if (!cu->stream && in_debt(cu) && cu->free_starts)
 		cu->free_starts--;
@@ -547,7 +512,6 @@ static u32 step_pass(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
 {
 	if (!v->acked)
 		return 0;
-	cu->last_cost_us = min_t(u64, cu->cost_us - cu->cost_mark_us, U32_MAX);
 	cu->stream = 0;
 	if (may_hold(cu, n, v) && may_start(cu, v))
 		return IMTCP_CU_MEASURED | hold(cu, v);

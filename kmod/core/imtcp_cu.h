@@ -52,8 +52,6 @@ struct imtcp_cu {
 	u8 m;		/* held segments that start a stream */
 	u8 good_at_m;	/* successful measurements at this m */
 	u8 stream;	/* index of the stream being formed or sent */
-	u8 k_max;	/* streams of a measurement the budget can pay for */
-	u8 estimated;	/* the connection has had an estimate */
 	u8 started;	/* last_us is set */
 	u8 limited;	/* the window kept data back at the last step */
 	u8 free_starts;	/* measurements that may still start in debt */
@@ -77,8 +75,6 @@ struct imtcp_cu {
 	u32 send_charged;/* of which charged so far */
 	s64 credit;	/* hold budget, percent-microseconds; < 0: in debt */
 	u64 cost_us;	/* holding time charged so far */
-	u64 cost_mark_us;	/* cost_us when this measurement began */
-	u32 last_cost_us;	/* what the last measurement was charged */
 	u64 held_us;	/* time in STORE so far, charged or not */
 	u64 stream_us;	/* time in SEND so far */
 };
@@ -116,8 +112,6 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n);
 u32 imtcp_cu_stream_len(const struct imtcp_cu *cu);
 void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent);
 void imtcp_cu_set_free_starts(struct imtcp_cu *cu, u32 n);
-void imtcp_cu_set_streams_max(struct imtcp_cu *cu, u32 k_max);
-u32 imtcp_cu_streams(const struct imtcp_cu *cu, u32 k);
 void imtcp_cu_estimated(struct imtcp_cu *cu);
 u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 		  const struct imtcp_cu_view *v);

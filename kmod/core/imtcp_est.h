@@ -26,6 +26,7 @@
 
 #include "imtcp_types.h"
 
+#define IMTCP_K_MAX		8	/* streams per measurement */
 #define IMTCP_HIST		8	/* raw results kept for the range */
 #define IMTCP_RSE_MAX		65535	/* a result's standard error, permille */
 

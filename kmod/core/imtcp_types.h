@@ -31,7 +31,6 @@ typedef __s32 s32;
 typedef __s64 s64;
 
 #define U8_MAX ((u8)~0U)
-#define U32_MAX ((u32)~0U)
 #define U64_MAX ((u64)~0ULL)
 
 #define min_t(type, a, b) ({ type _a = (a); type _b = (b); _a < _b ? _a : _b; })
@@ -83,6 +82,5 @@ enum imtcp_edge {
 /* Segments per stream (the paper's N): the range of stream_len. */
 #define IMTCP_N_MIN		5
 #define IMTCP_N_MAX		16
-#define IMTCP_K_MAX		8	/* streams per measurement */
 
 #endif /* _IMTCP_TYPES_H */

@@ -1269,54 +1269,6 @@ TEST(an_estimate_ends_the_free_starts)
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);	/* in debt: waits */
 }
 
-/*
- * A measurement has streams_max streams where the budget holds what the
- * last one cost, scaled to that many streams, once the connection has
- * an estimate; else k.
- */
-TEST(streams_where_the_budget_pays_for_them)
-{
-	struct imtcp_cu_view v = bulk();
-	struct imtcp_cu cu;
-	u32 f;
-
-	v.srtt_us = 40000;
-	cu = budgeted(10, &v);
-	imtcp_cu_set_streams_max(&cu, 4);
-	EXPECT_EQ(2, imtcp_cu_streams(&cu, 2));		/* no estimate yet */
-	f = measure_once(&cu, &v, 1000);
-	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
-	EXPECT_EQ(K * 1000, cu.last_cost_us);		/* what it was charged */
-	imtcp_cu_estimated(&cu);
-	cu.credit = 4000LL * IMTCP_BUDGET_MAX - 1;
-	EXPECT_EQ(4, imtcp_cu_streams(&cu, 4));		/* k_max <= k */
-	EXPECT_EQ(2, imtcp_cu_streams(&cu, 2));		/* 8 ms owed for 4 */
-	cu.last_cost_us = 2000;				/* as if of 2 streams */
-	EXPECT_EQ(2, imtcp_cu_streams(&cu, 2));		/* 4 ms owed for 4 */
-	cu.credit = 4000LL * IMTCP_BUDGET_MAX;
-	EXPECT_EQ(4, imtcp_cu_streams(&cu, 2));
-	cu.last_cost_us = 0;				/* holds that cost nothing */
-	cu.credit = 0;
-	EXPECT_EQ(4, imtcp_cu_streams(&cu, 2));
-	cu.credit = -1;
-	EXPECT_EQ(2, imtcp_cu_streams(&cu, 2));
-	imtcp_cu_set_budget(&cu, IMTCP_BUDGET_MAX);	/* no budget */
-	EXPECT_EQ(4, imtcp_cu_streams(&cu, 2));
-}
-
-TEST(streams_max_range)
-{
-	struct imtcp_cu cu;
-
-	imtcp_cu_init(&cu, N);
-	EXPECT_EQ(0, cu.k_max);
-	EXPECT_EQ(2, imtcp_cu_streams(&cu, 2));
-	imtcp_cu_set_streams_max(&cu, 0);
-	EXPECT_EQ(1, cu.k_max);
-	imtcp_cu_set_streams_max(&cu, 1000);
-	EXPECT_EQ(IMTCP_K_MAX, cu.k_max);
-}
-
 TEST(free_starts_range)
 {
 	struct imtcp_cu cu;
