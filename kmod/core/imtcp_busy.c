@@ -179,11 +179,11 @@ u64 imtcp_busy_capped(u64 rate_bps, const struct imtcp_busy *b)
  */
 u64 imtcp_busy_hold(u64 rate_bps, const struct imtcp_busy *b)
 {
-	u64 top_bps = imtcp_busy_cap_bps(b);
+	u64 capped_bps = imtcp_busy_capped(rate_bps, b);
 	u64 bottom_bps;
 
-	if (top_bps && rate_bps > top_bps)
-		return top_bps;
+	if (capped_bps < rate_bps)
+		return capped_bps;
 	bottom_bps = imtcp_busy_floor_bps(b);
 	if (rate_bps >= bottom_bps)
 		return rate_bps;
