@@ -637,6 +637,57 @@ TEST(a_hold_between_frames_waits_for_the_next_without_failing)
 }
 
 /*
+ * A first stream's hold that began at an ACK with a frame's last partial
+ * segment fails at its deadline and rests one srtt; the next frame, a
+ * whole stream that may all leave, starts it within that rest (traced:
+ * such a frame left unmeasured, and a measurement took four frames
+ * where three would do). A sender its window limits, with as many
+ * held, still waits out the rest.
+ */
+TEST(a_frame_starts_its_stream_within_a_rest)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t = 10000;
+
+	v.srtt_us = 40000;
+	v.in_flight = 2;
+	v.held = 1;			/* the last frame's partial segment */
+	v.now_us = t;
+	cu.deadline_us = t + 26000;	/* the hold begun at the last ACK */
+	step_as_module(&cu, &v);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	ASSERT_EQ(0, cu.stream);
+	v.now_us = t + 26000;
+	ASSERT_TRUE(step_as_module(&cu, &v) & IMTCP_CU_FAILED);
+	ASSERT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	/* within the rest: an ACK with little held holds nothing */
+	v.now_us = t + 30000;
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	/* the next frame, 7 ms after the failure: its stream starts */
+	frame_at(&cu, &v, 17, t + 33000);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
+	EXPECT_EQ(0, cu.stream);
+
+	/* the same rest, window-limited: m held and more waiting */
+	cu = started();
+	v = bulk();
+	v.srtt_us = 40000;
+	v.held = 1;
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	cu.deadline_us = v.now_us + 5000;
+	v.now_us += 5000;
+	ASSERT_TRUE(imtcp_cu_step(&cu, N, K, &v) & IMTCP_CU_FAILED);
+	v.held = N;
+	v.now_us += 10000;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+}
+
+/*
  * The same ends, from a writer that waits for room in its send buffer
  * meanwhile (loopback, where the window outgrows the buffer): the writes
  * are the buffer's, not the application's, and shorten nothing.
