@@ -63,6 +63,8 @@ struct imtcp_cu {
 	u8 n_writes;	/* streams as long as the writes (0: N) */
 	u8 burst_segs;	/* full segments of the last finished write, 0: none */
 	u8 burst_bad;	/* the window or the buffer held this write back */
+	u8 hold_whole;	/* this hold began with m segments at hand */
+	u8 writes_whole;/* so did the last stream's, without the window */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
 	u32 write_seq;	/* the application's write_seq at the last step */

@@ -688,6 +688,94 @@ TEST(a_frame_starts_its_stream_within_a_rest)
 }
 
 /*
+ * A measurement's last stream from a frame of @segs written whole at @t;
+ * its last ACK is due. Returns the state the write's stream reached.
+ */
+static u32 whole_frame_measured(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+				u32 segs, u32 t)
+{
+	u32 state;
+
+	cu->state = IMTCP_STATE_EMPTY;
+	frame_at(cu, v, segs, t);		/* the write starts it */
+	step_as_module(cu, v);
+	state = cu->state;
+	cu->state = IMTCP_STATE_PASS;
+	cu->stream = K;
+	return state;
+}
+
+/*
+ * A measurement ends (PASS, its last ACK) while all that waits is the
+ * last frame's partial segment, its write finished, and the frames come
+ * whole (the last stream started from a write): no hold begins, so that
+ * tail is not kept from its frame until a deadline (traced: 7-26 ms,
+ * then a failed hold). Once it has left, a hold that holds nothing
+ * waits for the next frame. A write not yet finished, frames whose
+ * streams holds gathered (small writes), or a sender its window limits:
+ * a hold begins at once, as before.
+ */
+TEST(no_hold_for_a_finished_write_s_tail)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t = 10000, f;
+
+	ASSERT_EQ(IMTCP_STATE_SEND, whole_frame_measured(&cu, &v, 17, t));
+	cu.stream = K;
+	v.unsent = 0;
+	v.held = 1;				/* its partial segment */
+	v.in_flight = 2;
+	v.acked = true;
+	v.now_us = t + 30000;			/* finished: > srtt / 8 */
+	f = step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_CU_MEASURED | IMTCP_CU_CHANGED, f);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	v.acked = false;
+	v.now_us += 1000;			/* an ACK: the tail still waits */
+	EXPECT_EQ(0, step_as_module(&cu, &v) & IMTCP_CU_FAILED);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	v.held = 0;				/* it has left */
+	v.now_us += 1000;
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+
+	/* the write not finished yet: the hold gathers what comes next */
+	cu.state = IMTCP_STATE_PASS;
+	cu.stream = K;
+	v.write_seq += 1000;
+	v.held = 1;
+	v.acked = true;
+	v.now_us += 1000;
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+
+	/* a stream its hold gathered (small writes): the same tail holds */
+	v.held = 17;
+	v.now_us += 1000;
+	step_as_module(&cu, &v);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
+	cu.state = IMTCP_STATE_PASS;
+	cu.stream = K;
+	v.unsent = 0;
+	v.held = 1;
+	v.now_us += 30000;
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+
+	/* window-limited (one segment may leave, more wait): as before */
+	cu = started();
+	v = bulk();
+	cu.state = IMTCP_STATE_PASS;
+	cu.stream = K;
+	v.held = 1;
+	v.acked = true;
+	v.now_us += 30000;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+}
+
+/*
  * The same ends, from a writer that waits for room in its send buffer
  * meanwhile (loopback, where the window outgrows the buffer): the writes
  * are the buffer's, not the application's, and shorten nothing.
