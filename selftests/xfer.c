@@ -9,7 +9,7 @@
  *       fills and closes. -L writes one line "MONOTONIC_SECONDS BYTES" to
  *       FILE after every read, BYTES being all read so far (when each of
  *       a media sender's frames arrived whole).
- *   xfer send [-m] -c ADDR [-p PORT] [-C CC] [-H SECS]
+ *   xfer send [-m] -c ADDR [-p PORT] [-C CC] [-H SECS] [-N]
  *             [-r MBIT [-F MS] [-w BYTES]] [-S EPOCH] [-T FILE] [-M MBIT]
  *             (-i FILE | -n BYTES | -t SECONDS)
  *       Connect (retrying for 10 s while nothing listens), send FILE, BYTES
@@ -38,6 +38,9 @@
  *       over time, from one line to the next).
  *       -M caps the socket's pacing rate at MBIT Mbit/s
  *       (SO_MAX_PACING_RATE).
+ *       -N sets TCP_NODELAY, as interactive and real-time media senders
+ *       do: a frame's last partial segment leaves at once instead of
+ *       waiting (Nagle) for the ACK of an earlier one.
  *       -S connects at once but sends the first byte at EPOCH (seconds
  *       since 1970, CLOCK_REALTIME, fractions allowed), so that flows
  *       started one after the other begin together: under emulation
@@ -93,6 +96,7 @@ struct opts {
 	double max_pacing_mbit;	/* -M: SO_MAX_PACING_RATE, 0: none */
 	double pause;		/* recv -P: seconds before the first read */
 	int proto;		/* -m: IPPROTO_MPTCP, else 0 (TCP) */
+	int nodelay;		/* -N: TCP_NODELAY */
 };
 
 #ifndef IPPROTO_MPTCP
@@ -106,7 +110,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: xfer recv [-m] [-p PORT] [-P SECS] [-o FILE|-] [-L FILE]\n"
-		"       xfer send [-m] -c ADDR [-p PORT] [-C CC] [-H SECS]\n"
+		"       xfer send [-m] -c ADDR [-p PORT] [-C CC] [-H SECS] [-N]\n"
 		"                 [-r MBIT [-F MS] [-w BYTES]] [-S EPOCH] [-T FILE] [-M MBIT]\n"
 		"                 (-i FILE | -n BYTES | -t SECONDS)\n");
 	exit(2);
@@ -237,6 +241,11 @@ static int connect_retry(const struct opts *o)
 				perror("xfer: SO_MAX_PACING_RATE");
 				return -1;
 			}
+		}
+		if (o->nodelay && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY,
+					     &o->nodelay, sizeof(o->nodelay))) {
+			perror("xfer: TCP_NODELAY");
+			return -1;
 		}
 		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
 			return fd;
@@ -485,7 +494,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
-	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:M:P:L:w:m")) != -1) {
+	while ((c = getopt(argc - 1, argv + 1, "c:p:C:i:o:n:t:H:r:F:T:S:M:P:L:w:mN")) != -1) {
 		switch (c) {
 		case 'c': o.addr = optarg; break;
 		case 'p': o.port = optarg; break;
@@ -504,6 +513,7 @@ int main(int argc, char **argv)
 		case 'L': o.arrivals = optarg; break;
 		case 'w': o.write_bytes = strtoul(optarg, NULL, 0); break;
 		case 'm': o.proto = IPPROTO_MPTCP; break;
+		case 'N': o.nodelay = 1; break;
 		default: usage();
 		}
 	}

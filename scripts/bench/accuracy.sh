@@ -28,7 +28,10 @@
 #       combination runs, named S4-<Mbit/s>M-A<%>[-w<bytes>] (S4 alone
 #       when all three are single). Also each frame's delivery time (from
 #       when it was due to its last byte read by the receiver), imtcp's
-#       beside reno's.
+#       beside reno's. BENCH_S4_NODELAY=1 sets TCP_NODELAY on S4's
+#       senders (xfer send -N), as real-time media senders do: without it
+#       Nagle keeps each frame's last partial segment until an earlier
+#       one is ACKed, which reno's frames pay too.
 #   S5  no cross traffic: 4 imtcp flows together (Jain's index), one
 #       imtcp and one reno flow together (share), started in both
 #       orders, and as the baseline of both 4 reno flows and 2 reno
@@ -54,7 +57,11 @@
 # BENCH_TRACE_ALL=1 records every imtcp:* event of imtcp's transfers
 # (streams and their samples, holds) and keeps the trace as
 # NAME.imtcp.trace in the output (tests/unit/trace2replay.py turns it
-# into a replay of each measurement).
+# into a replay of each measurement). Application-limited runs (S4) also
+# keep, for each congestion control, the receiver's reads as
+# NAME.CC.arrivals (CLOCK_MONOTONIC seconds and bytes so far, the
+# trace's clock) and the sender's result line with its frame schedule
+# as NAME.CC.xfer, to match each frame's delivery with the trace.
 export TOPO_MTU=${BENCH_MTU:-1500}
 source "$(dirname "$0")/../../selftests/lib.sh"
 
@@ -94,6 +101,12 @@ for v in $S4_A; do
 	in_range "$v" 1 100 ||
 		{ echo "BENCH_S4_A: S4's available bandwidths, 1-100 % of C" >&2; exit 2; }
 done
+S4_NODELAY=()
+case ${BENCH_S4_NODELAY:-0} in
+0) ;;
+1) S4_NODELAY=(-N) ;;
+*) echo "BENCH_S4_NODELAY: 0 or 1 (TCP_NODELAY on S4's senders)" >&2; exit 2 ;;
+esac
 for v in $S4_WRITE; do
 	[ "$v" = 0 ] || in_range "$v" 100 131072 ||
 		{ echo "BENCH_S4_WRITE: bytes per write, 100-131072 (0: a frame per write)" >&2; exit 2; }
@@ -185,6 +198,10 @@ run_one() {
 		trace_stop "$WORK/$name.imtcp.trace"
 		[ "${BENCH_TRACE_ALL:-0}" = 1 ] && cp "$WORK/$name.imtcp.trace" "$OUT/"
 	fi
+	if [ "${BENCH_TRACE_ALL:-0}" = 1 ] && [ -n "$arrivals" ]; then
+		cp "$arrivals" "$WORK/$name.$cc.xfer" "$OUT/" 2>/dev/null ||
+			echo "accuracy: could not keep $name.$cc's frame files" >&2
+	fi
 	echo "$name $cc: $(cat "$WORK/$name.$cc.xfer")"
 }
 
@@ -248,7 +265,7 @@ if want S4; then
 				[ "$w" = 0 ] || wopt=(-w "$w")
 				scenario "$(s4_name "$mbit" "$a" "$w")" cbr \
 					"$(p $((100 - a))):$SECS" -r "$mbit" \
-					-F "$S4_FRAME" "${wopt[@]}"
+					-F "$S4_FRAME" "${wopt[@]}" "${S4_NODELAY[@]}"
 			done
 		done
 	done
