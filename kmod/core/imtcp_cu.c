@@ -176,6 +176,17 @@ static bool write_finished(const struct imtcp_cu *cu,
 }
 
 /*
+ * An application-limited sender between writes: its last write is
+ * finished and no full segment of it waits; what comes next is the next
+ * write's.
+ */
+static bool between_writes(const struct imtcp_cu *cu,
+			   const struct imtcp_cu_view *v)
+{
+	return !cu->limited && !v->unsent && write_finished(cu, v);
+}
+
+/*
  * Two finished writes in a row of @prev and @segs full segments: the next
  * measurement's streams are as long as the shorter (N if that is N), and
  * m no longer. Writes shorter than IMTCP_WRITE_SEGS_MIN make no stream
@@ -424,8 +435,7 @@ static bool may_hold(const struct imtcp_cu *cu, u32 n,
  */
 static bool tail_waits(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
-	return cu->writes_whole && !cu->limited && !v->writer_waits &&
-	       !v->unsent && v->held && write_finished(cu, v);
+	return cu->writes_whole && v->held && between_writes(cu, v);
 }
 
 /* A hold (for a new measurement or a started one's next stream) begins. */
@@ -502,8 +512,7 @@ static u32 hold_failed(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
  */
 static u32 waited_for_write(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
-	if (!cu->stream || cu->limited || v->writer_waits || v->unsent ||
-	    !write_finished(cu, v))
+	if (!cu->stream || !between_writes(cu, v))
 		return 0;
 	return goto_state(cu, IMTCP_STATE_EMPTY);
 }
