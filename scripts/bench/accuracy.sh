@@ -199,7 +199,7 @@ run_one() {
 		[ "${BENCH_TRACE_ALL:-0}" = 1 ] && cp "$WORK/$name.imtcp.trace" "$OUT/"
 	fi
 	if [ "${BENCH_TRACE_ALL:-0}" = 1 ] && [ -n "$arrivals" ]; then
-		cp "$arrivals" "$WORK/$name.$cc.xfer" "$OUT/" 2>/dev/null ||
+		cp "$arrivals" "$WORK/$name.$cc.xfer" "$OUT/" ||
 			echo "accuracy: could not keep $name.$cc's frame files" >&2
 	fi
 	echo "$name $cc: $(cat "$WORK/$name.$cc.xfer")"
