@@ -30,11 +30,15 @@
 #                     both paths before the fall
 #   backup_marked     the controller marked path 2's endpoint backup
 #                     (and never path 1's, which has no endpoint), the
-#                     path manager shows the flag, and in the 5 s after
+#                     path manager showed the flag right after the mark
+#                     (the controller may clear it later, when path 1
+#                     reads thin in its turn), and in the 5 s after
 #                     the mark path 2 carried under a quarter of the
 #                     bytes; skipped if no mark was due: path 2's
 #                     estimate never read below the controller's rate
-#                     in two results while path 1's read above it
+#                     in two results while path 1's read above it. All
+#                     this within the window that ends with the mark,
+#                     or 8 s before the end of the run
 #   backup_cleared    on SIGTERM the controller cleared the flag (and
 #                     said so)
 source "$(dirname "$0")/lib.sh"
@@ -145,7 +149,12 @@ media_backup() {
 		echo >> "$WORK/media.paths"
 		sleep 0.5
 	done
+	# the window the test judges ends here: the decisions so far, then
+	# what the path manager shows (a mark after this, as at the end of
+	# the run, is reported but not judged)
+	cp "$WORK/media.ctl" "$WORK/media.ctl.window"
 	in_snd ss -Htin > "$WORK/media.ss.marked"
+	in_snd ip mptcp endpoint show > "$WORK/media.endpoints.marked"
 	sleep 5
 	in_snd ss -Htin > "$WORK/media.ss.after"
 	while [ $((SECONDS - t0)) -lt $((MEDIA_SECS - 2)) ]; do sleep 0.5; done
@@ -190,11 +199,18 @@ test_backup_marked() {
 	# application-limited one reads its headroom, is the estimate's
 	# matter (issue 32), not the controller's: if no mark was due, the
 	# test skips.
-	python3 - "$WORK/media.ctl" "$WORK/media.paths" "$CTL_RATE" <<'PYEOF'
+	python3 - "$WORK/media.ctl.window" "$WORK/media.paths" "$CTL_RATE" \
+		"$WORK/media.ctl" <<'PYEOF'
 import json, sys
-marks = [d for d in map(json.loads, open(sys.argv[1]))
-         if d["action"] == "backup" and d["applied"]]
+def marks_in(path):
+    return [d for d in map(json.loads, open(path))
+            if d["action"] == "backup" and d["applied"]]
+marks = marks_in(sys.argv[1])
 print("marked: %s" % [(d["addr"], d["t_s"], d["estimate_bps"]) for d in marks])
+late = marks_in(sys.argv[4])[len(marks):]
+if late:
+    print("marked after the window (not judged): %s" %
+          [(d["addr"], d["t_s"], d["estimate_bps"]) for d in late])
 rate = float(sys.argv[3])
 thin, last, last_k, due_run, due, hist = 0, 0, -9, 0, False, {1: [], 2: []}
 for k, line in enumerate(open(sys.argv[2])):
@@ -230,8 +246,8 @@ PYEOF
 	4) skip "no mark was due: path 2 never read below $CTL_RATE Mbit/s twice while path 1 read above" ;;
 	*) fail "not path 2 alone marked" ;;
 	esac
-	cat "$WORK/media.endpoints"
-	grep -q '^198.18.4.1 .*backup' "$WORK/media.endpoints" ||
+	cat "$WORK/media.endpoints.marked"
+	grep -q '^198.18.4.1 .*backup' "$WORK/media.endpoints.marked" ||
 		fail "the path manager does not show the flag"
 	t=$(first_mark)
 	p1=$(($(acked 198.18.1.1 "$WORK/media.ss.after") -
@@ -253,7 +269,8 @@ before = [x for x in d if x["why"] != "exit"]
 if before and before[-1]["action"] == "backup" and d[-1]["why"] != "exit":
     sys.exit(1)
 EOF
-	cat "$WORK/media.endpoints.after"
+	sed 's/^/before SIGTERM: /' "$WORK/media.endpoints"
+	sed 's/^/after: /' "$WORK/media.endpoints.after"
 	grep -q '^198.18.4.1 ' "$WORK/media.endpoints.after" ||
 		fail "the endpoint is gone"
 	! grep -q '^198.18.4.1 .*backup' "$WORK/media.endpoints.after" ||
