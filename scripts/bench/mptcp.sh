@@ -3,8 +3,8 @@
 #
 # MPTCP benchmark (not a test), run inside the VM by `make bench-mptcp`:
 # one bulk MPTCP transfer over two paths of different capacity (C1 = 20
-# and C2 = 8 Mbit/s, 40 ms, each shaped as the test bed's; see
-# selftests/imtcp_mptcp.sh) with, in turn, imtcp, reno, and imtcp with
+# and C2 = 8 Mbit/s, 40 ms, each shaped as the test bed's with a tbf
+# bucket of four frames; see selftests/imtcp_mptcp.sh) with, in turn, imtcp, reno, and imtcp with
 # its measurement off (the module parameter measure=N: Reno inside
 # imtcp, the control), BENCH_REPS (3) times each, BENCH_MPTCP_SECS (15)
 # seconds each. Reported per variant: the transfer's goodput, its ratio
@@ -27,6 +27,10 @@ source "$(dirname "$0")/../../selftests/lib.sh"
 C1=20
 C2=8
 DELAY=20
+# the benchmarks' tbf bucket (four frames at MTU 1500), as
+# selftests/imtcp_mptcp.sh's since 2026-11-27; before, lib.sh's 15000
+# bytes, which a 10-segment stream passes on an idle path's saved tokens
+export SHAPE_BURST=$BENCH_BUCKET_BYTES
 REPS=${BENCH_REPS:-3}
 SECS=${BENCH_MPTCP_SECS:-15}
 in_range "$REPS" 1 50 || { echo "BENCH_REPS: 1-50" >&2; exit 2; }
