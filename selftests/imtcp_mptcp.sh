@@ -187,37 +187,29 @@ test_media_two_paths() {
 	[ "$p1" -gt 0 ] && [ "$p2" -gt 0 ] || fail "not both paths"
 }
 
-# the controller's last action on path 2 within the window
-last_decision() {
-	python3 - "$WORK/media.ctl.window" <<'PYEOF'
-import json, sys
-d = [x for x in map(json.loads, open(sys.argv[1]))
-     if x["addr"] == "198.18.4.1" and x["applied"]]
-print(d[-1]["action"] if d else "-")
-PYEOF
-}
-
-# the window's last mark, s into the run, then the time and reason of
-# the first clear after it up to the end of the 5 s after the window
-# (the one on exit aside; "-" if none)
-mark_and_clear() {
+# What the controller did to path 2, from its decisions: its last
+# action within the window, the window's last mark (s into the run),
+# then the time and reason of the first clear after that mark up to the
+# end of the 5 s after the window (the one on exit aside); "-" for none
+window_decisions() {
 	python3 - "$WORK/media.ctl.window" "$WORK/media.ctl" \
 		"$(cat "$WORK/media.t0")" "$(cat "$WORK/media.t_after")" <<'PYEOF'
 import json, sys
 def p2(path):
     return [x for x in map(json.loads, open(path))
             if x["addr"] == "198.18.4.1" and x["applied"]]
-marks = [x["t_s"] for x in p2(sys.argv[1]) if x["action"] == "backup"]
+window = p2(sys.argv[1])
+marks = [x["t_s"] for x in window if x["action"] == "backup"]
 end_s = float(sys.argv[4]) - float(sys.argv[3])
 c = [x for x in p2(sys.argv[2]) if marks and x["action"] == "active" and
      x["why"] != "exit" and marks[-1] < x["t_s"] <= end_s]
-print(marks[-1] if marks else "-", c[0]["t_s"] if c else "-",
-      c[0]["why"] if c else "-")
+print(window[-1]["action"] if window else "-", marks[-1] if marks else "-",
+      c[0]["t_s"] if c else "-", c[0]["why"] if c else "-")
 PYEOF
 }
 
 test_backup_marked() {
-	local t p1 p2
+	local out last t clear why p1 p2
 	# The controller's rule, replayed on the test's own samples: a mark
 	# is due once path 2's published estimate (after its provisional
 	# first result) read below the rate in two new results in a row
@@ -276,17 +268,18 @@ PYEOF
 	4) skip "no mark was due: path 2 never read below $CTL_RATE Mbit/s twice while path 1 read above" ;;
 	*) fail "not path 2 alone marked" ;;
 	esac
+	out=$(window_decisions) || fail "cannot read the controller's decisions"
+	read -r last t clear why <<< "$out"
 	# the path manager shows what the controller last decided in the
 	# window: the mark, or its clear if path 1 read thin in its turn
 	cat "$WORK/media.endpoints.marked"
-	if [ "$(last_decision)" = backup ]; then
+	if [ "$last" = backup ]; then
 		grep -q '^198.18.4.1 .*backup' "$WORK/media.endpoints.marked" ||
 			fail "the path manager does not show the flag"
 	else
 		! grep -q '^198.18.4.1 .*backup' "$WORK/media.endpoints.marked" ||
 			fail "the path manager still shows the flag after the clear"
 	fi
-	read -r t clear why <<< "$(mark_and_clear)"
 	# a clear (path 1 read thin in its turn) before the 5 s after the
 	# window were over: what the paths carried then is not the mark's
 	if [ "$clear" != - ]; then

@@ -4,17 +4,17 @@
 # MPTCP benchmark (not a test), run inside the VM by `make bench-mptcp`:
 # one bulk MPTCP transfer over two paths of different capacity (C1 = 20
 # and C2 = 8 Mbit/s, 40 ms, each shaped as the test bed's with a tbf
-# bucket of four frames; see selftests/imtcp_mptcp.sh) with, in turn, imtcp, reno, and imtcp with
-# its measurement off (the module parameter measure=N: Reno inside
-# imtcp, the control), BENCH_REPS (3) times each, BENCH_MPTCP_SECS (15)
-# seconds each. Reported per variant: the transfer's goodput, its ratio
-# to reno's, the bytes each path carried (ss, two seconds before the
-# end) and, for imtcp, each subflow's estimate, results so far and time
-# held (STORE) then, and the median and p90 of |estimate - C| in % of
-# its path's C (the paths are idle: A = C) over the estimates imtcp-stat
-# showed every half second from 3 s on. The 6.1 packet
-# scheduler picks a subflow by its queued bytes over its pacing rate;
-# what imtcp's holds do to that shows in the split.
+# bucket of four frames; see selftests/imtcp_mptcp.sh) with, in turn,
+# imtcp, reno, and imtcp with its measurement off (the module parameter
+# measure=N: Reno inside imtcp, the control), BENCH_REPS (3) times each,
+# BENCH_MPTCP_SECS (15) seconds each. Reported per variant: the
+# transfer's goodput, its ratio to reno's, the bytes each path carried
+# (ss, two seconds before the end) and, for imtcp, each subflow's
+# estimate, results so far and time held (STORE) then, and the median
+# and p90 of |estimate - C| in % of its path's C (the paths are idle:
+# A = C) over the estimates imtcp-stat showed every half second from 3 s
+# on. The 6.1 packet scheduler picks a subflow by its queued bytes over
+# its pacing rate; what imtcp's holds do to that shows in the split.
 # BENCH_HOLD_BUDGET (1-100) sets the module parameter hold_budget for
 # the run (default: the module's, 2); BENCH_MPTCP_RMEM ("MIN DEFAULT
 # MAX" bytes) the receiver's net.ipv4.tcp_rmem, whose default and
