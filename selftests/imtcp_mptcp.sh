@@ -136,7 +136,7 @@ media_backup() {
 	# SIGTERM below (ip netns exec execs it)
 	# -i 100: it looks five times as often as the test samples, so it
 	# sees apart any two results the test sees in samples not adjacent
-	date +%s.%N > "$WORK/media.t0"	# the controller's t_s count from about here
+	date +%s.%N > "$WORK/media.t0_s"	# the controller's t_s count from about here
 	ip netns exec "$NS_SND" "$CTL" -r "$CTL_RATE" -i 100 -j \
 		-t $((MEDIA_SECS + 20)) \
 		> "$WORK/media.ctl" 2> "$WORK/media.ctl.err" &
@@ -167,7 +167,7 @@ media_backup() {
 	in_snd ss -Htin > "$WORK/media.ss.marked"
 	sleep 5
 	in_snd ss -Htin > "$WORK/media.ss.after"
-	date +%s.%N > "$WORK/media.t_after"
+	date +%s.%N > "$WORK/media.t_after_s"
 	while [ $((SECONDS - t0)) -lt $((MEDIA_SECS - 2)) ]; do sleep 0.5; done
 	in_snd ip mptcp endpoint show > "$WORK/media.endpoints"
 	wait_exit "$snd" 20
@@ -193,7 +193,7 @@ test_media_two_paths() {
 # end of the 5 s after the window (the one on exit aside); "-" for none
 window_decisions() {
 	python3 - "$WORK/media.ctl.window" "$WORK/media.ctl" \
-		"$(cat "$WORK/media.t0")" "$(cat "$WORK/media.t_after")" <<'PYEOF'
+		"$(cat "$WORK/media.t0_s")" "$(cat "$WORK/media.t_after_s")" <<'PYEOF'
 import json, sys
 def p2(path):
     return [x for x in map(json.loads, open(path))
@@ -209,7 +209,7 @@ PYEOF
 }
 
 test_backup_marked() {
-	local out last t clear why p1 p2
+	local out last mark_s clear_s why p1 p2
 	# The controller's rule, replayed on the test's own samples: a mark
 	# is due once path 2's published estimate (after its provisional
 	# first result) read below the rate in two new results in a row
@@ -269,7 +269,7 @@ PYEOF
 	*) fail "not path 2 alone marked" ;;
 	esac
 	out=$(window_decisions) || fail "cannot read the controller's decisions"
-	read -r last t clear why <<< "$out"
+	read -r last mark_s clear_s why <<< "$out"
 	# the path manager shows what the controller last decided in the
 	# window: the mark, or its clear if path 1 read thin in its turn
 	cat "$WORK/media.endpoints.marked"
@@ -282,15 +282,15 @@ PYEOF
 	fi
 	# a clear (path 1 read thin in its turn) before the 5 s after the
 	# window were over: what the paths carried then is not the mark's
-	if [ "$clear" != - ]; then
-		echo "marked at $t s, cleared at $clear s ($why): the bytes after the mark are not judged"
+	if [ "$clear_s" != - ]; then
+		echo "marked at $mark_s s, cleared at $clear_s s ($why): the bytes after the mark are not judged"
 		return 0
 	fi
 	p1=$(($(acked 198.18.1.1 "$WORK/media.ss.after") -
 	      $(acked 198.18.1.1 "$WORK/media.ss.marked")))
 	p2=$(($(acked 198.18.4.1 "$WORK/media.ss.after") -
 	      $(acked 198.18.4.1 "$WORK/media.ss.marked")))
-	echo "marked at $t s of $MEDIA_SECS; bytes acked in the 5 s after: path 1 $p1, path 2 $p2"
+	echo "marked at $mark_s s of $MEDIA_SECS; bytes acked in the 5 s after: path 1 $p1, path 2 $p2"
 	[ $((4 * p2)) -lt $((p1 + p2)) ] ||
 		fail "path 2 still carried a quarter or more"
 }
