@@ -163,6 +163,7 @@ TRACE_EVENT(imtcp_estimate,
 			     __field(u32, count)
 			     __field(u32, rse)
 			     __field(u32, held)
+			     __field(u32, bucket)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->bps = e->estimate_bps;
@@ -178,13 +179,14 @@ TRACE_EVENT(imtcp_estimate,
 			   __entry->count = e->count;
 			   __entry->rse = rse;
 			   __entry->held = e->held;
+			   __entry->bucket = e->bucket.segs;
 	    ),
-	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu floor=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u held=%u",
+	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu floor=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u held=%u bucket=%u",
 		      __entry->cookie, __entry->bps, __entry->raw_bps,
 		      __entry->busy_bps, __entry->floor_bps, __entry->lo_bps,
 		      __entry->hi_bps, __entry->edge, __entry->srtt_us,
 		      __entry->cwnd, __entry->m, __entry->count, __entry->rse,
-		      __entry->held)
+		      __entry->held, __entry->bucket)
 );
 
 #endif /* _IMTCP_TRACE_H */

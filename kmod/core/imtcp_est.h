@@ -72,6 +72,22 @@ enum imtcp_held {
 
 struct imtcp_busy;
 
+#define IMTCP_BUCKET_SEGS_MAX	4	/* largest bucket the fit tries */
+
+/*
+ * What the Lindley fits have learnt of the bottleneck's token bucket
+ * (imtcp_fit.c): for each candidate of 0 to IMTCP_BUCKET_SEGS_MAX
+ * segments a moving sum of how well its best model correlated with the
+ * delays (1/1024 per measurement, decaying by 1/32), and the candidate
+ * in use. The largest candidate is the test bed's bucket (four frames);
+ * a stream of 10-16 segments shows little behind a larger one, and
+ * there the served-rate cap (imtcp_served.c) holds the result.
+ */
+struct imtcp_bucket {
+	u32 score[IMTCP_BUCKET_SEGS_MAX + 1];
+	u8 segs;
+};
+
 struct imtcp_est {
 	u64 lo_bps, hi_bps;	/* search range */
 	u64 estimate_bps;	/* the estimate; 0 before the first */
@@ -88,6 +104,7 @@ struct imtcp_est {
 	u8 stale;		/* the history is older than stale_rtts */
 	u32 count;		/* results so far */
 	u64 last_us;		/* when the latest result came */
+	struct imtcp_bucket bucket;	/* the bottleneck's, as learnt */
 };
 
 /* Settings of the measurement unit (module parameters). */
@@ -110,7 +127,8 @@ void imtcp_analyse_stream(struct imtcp_stream *st,
 			  const struct imtcp_est_cfg *c, s32 ceiling_us);
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  const struct imtcp_est_cfg *cfg, s32 base_us,
-		  enum imtcp_edge *edge, u32 *rse);
+		  struct imtcp_bucket *bucket, enum imtcp_edge *edge,
+		  u32 *rse);
 u64 imtcp_served_bps(const struct imtcp_stream *st);
 u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u64 fit_bps,
 		     enum imtcp_edge *edge, u32 *rse);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A bottleneck for unit tests: one FIFO link of capacity C with cross
- * traffic (constant-rate fluid, or Poisson packets), base one-way delay,
+ * traffic (constant-rate fluid, or Poisson packets), optionally shaped
+ * by a token bucket (fluid cross traffic only), base one-way delay,
  * a receiver that ACKs every segment or every second one, and noise on
  * the ACK arrival times. It turns a stream plan into the samples the
  * module would record, so the measurement unit can be checked against a
@@ -22,7 +23,10 @@ struct sim {
 	double noise_us;	/* ACK times +- this, uniform */
 	int compress;		/* ACK compression: ACKs leave in pairs */
 	unsigned int seed;
-	double q_us;		/* backlog at the link, in us of work */
+	double q_us;		/* backlog at the link, in us of work;
+				 * below 0: a token bucket's tokens */
+	double bucket_us;	/* the bucket's size, in us of work */
+	int fit_no_bucket;	/* fit without the bucket learnt */
 	double standing_us;	/* backlog each measurement starts with */
 	s32 min_rtt_us;		/* lowest delay recorded so far (0: none) */
 	double now_us;
@@ -44,8 +48,8 @@ static void sim_advance(struct sim *s, double t)
 		double dt = t - s->now_us;
 
 		s->q_us += dt * s->x_bps / s->c_bps - dt;
-		if (s->q_us < 0)
-			s->q_us = 0;
+		if (s->q_us < -s->bucket_us)
+			s->q_us = -s->bucket_us;
 		s->now_us = t;
 		return;
 	}
@@ -76,7 +80,7 @@ static double sim_stream(struct sim *s, struct imtcp_stream *st, u32 n,
 		sim_advance(s, t);
 		s->q_us += mss * 8 / s->c_bps * 1e6;
 		tx[j] = t;
-		ack[j] = t + s->q_us + s->base_us +
+		ack[j] = t + (s->q_us > 0 ? s->q_us : 0) + s->base_us +
 			 (2 * sim_rand(s) - 1) * s->noise_us;
 		if (j + 1 < n)
 			t += mss * 8 / (double)imtcp_gap_bps(st, n, j) * 1e6;
@@ -114,14 +118,15 @@ static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 	u64 raw;
 
 	sim_advance(s, t);
-	if (s->q_us < s->standing_us)
+	if (s->standing_us > 0 && s->q_us < s->standing_us)
 		s->q_us = s->standing_us;
 	for (i = 0; i < c->k; i++) {
 		imtcp_plan_stream(e, c, i, &st[i]);
 		t = sim_stream(s, &st[i], c->n, 1448, t) + 2000;
 		imtcp_analyse_stream(&st[i], c, 0);
 	}
-	raw = imtcp_combine(st, c->k, c, s->min_rtt_us, &edge, &rse);
+	raw = imtcp_combine(st, c->k, c, s->min_rtt_us,
+			    s->fit_no_bucket ? NULL : &e->bucket, &edge, &rse);
 	imtcp_est_update(e, c, raw, edge, rse);
 	return raw;
 }

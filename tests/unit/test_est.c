@@ -165,9 +165,9 @@ TEST(combine_without_rise_is_the_high_edge)
 	enum imtcp_edge edge;
 	u32 rse;
 
-	EXPECT_EQ(0, imtcp_combine(st, 2, &cfg, 0, &edge, &rse));	/* top unclear */
+	EXPECT_EQ(0, imtcp_combine(st, 2, &cfg, 0, NULL, &edge, &rse));	/* top unclear */
 	st[1].outcome = IMTCP_OUT_FLAT;
-	EXPECT_EQ(30, imtcp_combine(st, 2, &cfg, 0, &edge, &rse));
+	EXPECT_EQ(30, imtcp_combine(st, 2, &cfg, 0, NULL, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
 }
 
@@ -189,7 +189,7 @@ TEST(combine_fits_a)
 		sim_stream(&s, &st[i], cfg.n, 1448, 1000 + 5000.0 * i);
 		imtcp_analyse_stream(&st[i], &cfg, 0);
 	}
-	a = imtcp_combine(st, cfg.k, &cfg, 0, &edge, &rse);
+	a = imtcp_combine(st, cfg.k, &cfg, 0, NULL, &edge, &rse);
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	EXPECT_LT(err(a, 60), 0.05) TH_LOG("fit %.1f", a / 1e6);
 
@@ -199,7 +199,7 @@ TEST(combine_fits_a)
 		sim_stream(&s, &st[i], cfg.n, 1448, 1000 + 5000.0 * i);
 		imtcp_analyse_stream(&st[i], &cfg, 0);
 	}
-	EXPECT_EQ(30 * MBIT, imtcp_combine(st, cfg.k, &cfg, 0, &edge, &rse));
+	EXPECT_EQ(30 * MBIT, imtcp_combine(st, cfg.k, &cfg, 0, NULL, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
 }
 
@@ -435,7 +435,8 @@ TEST(a_fit_held_at_half_the_floor_is_the_lower_edge)
 		imtcp_analyse_stream(&st[i], &cfg, 0);
 	}
 	/* the empty path's delay: every stream met a standing queue */
-	raw = imtcp_combine(st, cfg.k, &cfg, (s32)s.base_us, &edge, &rse);
+	raw = imtcp_combine(st, cfg.k, &cfg, (s32)s.base_us, &e.bucket, &edge,
+			    &rse);
 	EXPECT_EQ(60 * MBIT, raw);
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
 	EXPECT_FALSE(imtcp_est_update(&e, &cfg, raw, edge, 0));
@@ -560,13 +561,15 @@ TEST(results_that_do_not_agree_are_no_step)
  * Random stream pairs over the whole range the module allows (segments
  * of 536 B to 64 KB, streams of 10 us to 4 s, delays to the cap, rates
  * from 100 kbit/s to 1 Tbit/s, departures across the u32 wrap) through
- * both fits and the standard error: no arithmetic fault (the unit tests
+ * both fits (the Lindley fit with and without a bucket) and the standard
+ * error: no arithmetic fault (the unit tests
  * run under UBSan without recovery, so a signed overflow fails the test)
  * and the standard error within its range.
  */
 TEST(fits_survive_random_extreme_streams)
 {
 	static const u32 segs[] = { 536, 1448, 8948, 65535 };
+	struct imtcp_bucket bucket = { 0 };
 	struct imtcp_stream st[2];
 	u32 n, i, j, rse, fluid = 0;
 	enum imtcp_edge edge;
@@ -596,7 +599,8 @@ TEST(fits_survive_random_extreme_streams)
 						      rand() % 1000;
 			}
 		}
-		raw = imtcp_combine(st, 2, &cfg, 40000, &edge, &rse);
+		raw = imtcp_combine(st, 2, &cfg, 40000, n % 2 ? &bucket : NULL,
+				    &edge, &rse);
 		EXPECT_LE(rse, IMTCP_RSE_MAX);
 		EXPECT_LE(edge, IMTCP_EDGE_HIGH);
 		EXPECT_TRUE(raw || !rse);	/* no standard error of nothing */
@@ -688,17 +692,73 @@ TEST(first_estimates_find_a_cbr)
 	converge(_metadata, 85, 0, 1, 20, 0.10, 6);
 }
 
-TEST(noise_on_ack_times)
-{
-	converge(_metadata, 60, 0, 1, 100, 0.15, 20);
-	converge(_metadata, 30, 0, 0, 100, 0.15, 20);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * Median |result - A| / A of 60 measurements (after 10 to settle) on a
+ * path shaped by a token bucket of @bucket_segs segments, fluid cross
+ * traffic leaving A = 40 of 100 Mbit/s, +-100 us of ACK noise; each
+ * measurement finds the bucket full (the link idled 40 ms). @segs: the
+ * bucket the estimator learnt.
+ */
+static double bucket_err(u32 bucket_segs, int fit_no_bucket, u32 *segs)
+{
+	struct imtcp_stream st[IMTCP_K_MAX];
+	struct sim s = path(40);
+	struct imtcp_est e = { 0 };
+	double res[60];
+	u32 i, nr = 0;
+
+	s.bucket_us = bucket_segs * 1448 * 8 / s.c_bps * 1e6;
+	s.fit_no_bucket = fit_no_bucket;
+	s.every_second = 1;
+	s.noise_us = 100;
+	imtcp_first_range(&e, 3 * MBIT);
+	for (i = 0; i < 70; i++) {
+		u64 r = sim_measure(&s, &e, &cfg, st, i * 40000.0);
+
+		if (i >= 10 && r)
+			res[nr++] = err(r, 40);
+	}
+	*segs = e.bucket.segs;
+	if (!nr)
+		return 1;
+	qsort(res, nr, sizeof(res[0]), cmp_double);
+	return res[nr / 2];
+}
+
+/*
+ * Behind a token bucket a stream's first segments pass unqueued: the
+ * estimator learns the bucket, and its results lie nearer A than those
+ * of the fit without one; on a plain FIFO it learns none.
+ */
+TEST(a_token_bucket_is_learnt)
+{
+	double with, without;
+	u32 segs, none;
+
+	with = bucket_err(4, 0, &segs);
+	without = bucket_err(4, 1, &none);
+	TH_LOG("bucket of 4 segments: learnt %u, median error %.3f A (without: %.3f A)",
+	       segs, with, without);
+	EXPECT_GE(segs, 1);
+	EXPECT_LT(with, without);
+	with = bucket_err(0, 0, &segs);
+	without = bucket_err(0, 1, &none);
+	TH_LOG("no bucket: learnt %u, median error %.3f A (without: %.3f A)",
+	       segs, with, without);
+	EXPECT_EQ(0, segs);
+}
+
+TEST(noise_on_ack_times)
+{
+	converge(_metadata, 60, 0, 1, 100, 0.15, 20);
+	converge(_metadata, 30, 0, 0, 100, 0.15, 20);
 }
 
 /*
@@ -712,7 +772,7 @@ static double poisson_median(struct __test_metadata *_metadata, double a,
 {
 	struct imtcp_stream st[IMTCP_K_MAX];
 	static double raw[1000];
-	u32 i, nr = 0, seed;
+	u32 i, nr = 0, seed, segs[6] = { 0 };
 
 	for (seed = 1; seed <= 5; seed++) {
 		struct sim s = path(a);
@@ -730,13 +790,15 @@ static double poisson_median(struct __test_metadata *_metadata, double a,
 			if (i >= 20 && r)
 				raw[nr++] = r / 1e6;
 		}
+		segs[seed] = e.bucket.segs;
 	}
 	EXPECT_GT(nr, 750);
 	if (!nr)
 		return 0;
 	qsort(raw, nr, sizeof(raw[0]), cmp_double);
-	TH_LOG("A %.0f, backlog %.0f us: median of %u results %.1f", a,
-	       standing_us, nr, raw[nr / 2]);
+	TH_LOG("A %.0f, backlog %.0f us: median of %u results %.1f (buckets learnt %u %u %u %u %u)",
+	       a, standing_us, nr, raw[nr / 2], segs[1], segs[2], segs[3],
+	       segs[4], segs[5]);
 	return raw[nr / 2];
 }
 

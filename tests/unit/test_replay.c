@@ -240,7 +240,7 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 	while (next_measurement(f, &r)) {
 		enum imtcp_edge edge, fit_edge, got_edge;
 		u32 rse;
-		u64 raw, fit, got, a = (u64)(truth_mbit * 1e6);
+		u64 raw, fit, rec, got, a = (u64)(truth_mbit * 1e6);
 		u32 i;
 
 		/* streams as long as the recording's (a media sender's writes) */
@@ -253,9 +253,18 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 			same_outcome += r.st[i].outcome == r.outcome[i];
 			streams++;
 		}
+		/* the recording's module fitted without a bucket */
 		fit = imtcp_combine(r.st, r.k, &cfg, r.base ? r.base : low,
-				    &edge, &rse);
+				    NULL, &edge, &rse);
 		fit_edge = edge;
+		rec = imtcp_served_cap(r.st, r.k, fit, &fit_edge, &rse);
+		got = same == SAME_SERVED ? rec : fit;
+		got_edge = same == SAME_SERVED ? fit_edge : edge;
+		same_raw += (got == r.raw && (!got || got_edge == r.edge)) ||
+			    unreported_first(got, got_edge, r.raw, nres);
+		/* the results that count: with the bucket as ours learns it */
+		fit = imtcp_combine(r.st, r.k, &cfg, r.base ? r.base : low,
+				    &e.bucket, &edge, &rse);
 		if (rse && rse < IMTCP_RSE_MAX) {
 			double want = 1000 * rse_double(r.st, r.k);
 
@@ -271,10 +280,6 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 		} else {
 			imtcp_est_update(&unw, &cfg, raw, edge, 0);
 		}
-		got = same == SAME_SERVED ? raw : fit;
-		got_edge = same == SAME_SERVED ? edge : fit_edge;
-		same_raw += (got == r.raw && (!got || got_edge == r.edge)) ||
-			    unreported_first(got, got_edge, r.raw, nres);
 		if (raw && nres < 4096) {
 			eres[nres] = fabs(raw / 1e6 - truth_mbit);
 			efit[nres] = fabs(fit / 1e6 - truth_mbit);
