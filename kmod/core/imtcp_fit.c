@@ -255,22 +255,21 @@ static u32 fit_correlation(const struct fit_sums *f)
 
 /*
  * The A in [lo_bps, hi_bps) whose queue model (@credit, @from_lowest)
- * explains the delays of all usable streams best, with one common slope
+ * explains the delays of all usable streams (@inv: their gaps' inverse
+ * rates, inv_rates) best, with one common slope
  * (the link's service time per segment) and one offset per stream.
  * Returns the candidate's index, or IMTCP_FIT_STEPS if no candidate
  * explains any rise; @corr its correlation (fit_correlation, 0 if none).
  */
 static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
-			   u64 lo_bps, u64 hi_bps, s64 credit,
-			   bool from_lowest, u32 *corr)
+			   u64 (*inv)[IMTCP_N_MAX], u64 lo_bps, u64 hi_bps,
+			   s64 credit, bool from_lowest, u32 *corr)
 {
-	u64 inv[IMTCP_K_MAX][IMTCP_N_MAX], best = 0, score;
 	struct fit_model m = { 0, credit, from_lowest };
 	u32 i, c, best_c = IMTCP_FIT_STEPS;
+	u64 best = 0, score;
 
 	*corr = 0;
-	for (i = 0; i < k; i++)
-		inv_rates(&st[i], n, inv[i]);
 	for (c = 0; c < IMTCP_FIT_STEPS; c++) {
 		struct fit_sums f = { 0, 0, 0 };
 
@@ -297,19 +296,23 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
  * of this file): every candidate bucket is fitted, each one's moving
  * score takes its correlation, and the result is that of the candidate
  * whose score is highest now. Five fits of IMTCP_FIT_STEPS candidates,
- * once per measurement. Without @b, the fit without a bucket from each
+ * once per measurement, over the gaps' inverse rates computed once.
+ * Without @b, the fit without a bucket from each
  * stream's lowest delay.
  */
 static u32 fit_bucket(const struct imtcp_stream *st, u32 k, u32 n,
 		      u64 lo_bps, u64 hi_bps, struct imtcp_bucket *b)
 {
-	u32 c[IMTCP_BUCKET_SEGS_MAX + 1], s, corr, best = 0;
+	u32 c[IMTCP_BUCKET_SEGS_MAX + 1], i, s, corr, best = 0;
+	u64 inv[IMTCP_K_MAX][IMTCP_N_MAX];
 
+	for (i = 0; i < k; i++)
+		inv_rates(&st[i], n, inv[i]);
 	if (!b)
-		return fit_measurement(st, k, n, lo_bps, hi_bps, 0, true,
+		return fit_measurement(st, k, n, inv, lo_bps, hi_bps, 0, true,
 				       &corr);
 	for (s = 0; s <= IMTCP_BUCKET_SEGS_MAX; s++) {
-		c[s] = fit_measurement(st, k, n, lo_bps, hi_bps,
+		c[s] = fit_measurement(st, k, n, inv, lo_bps, hi_bps,
 				       (s64)s * IMTCP_Q_UNIT, false, &corr);
 		b->score[s] = b->score[s] - (b->score[s] >> IMTCP_BUCKET_DECAY) +
 			      corr;

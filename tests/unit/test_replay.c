@@ -4,9 +4,11 @@
  * made by trace2replay.py from a saved imtcp:* trace): the samples each
  * stream had, the range it covered, and what the module concluded. The
  * kernel-independent code must come to the same stream outcomes (and,
- * for a recording of the current module, the same results) from the
- * same input, so the module and the unit tests run one algorithm; the
- * results must stay near the truth of the run; and the files are there
+ * for a recording of a module whose fit is ours, the same results, with
+ * the fit without a bucket, which every recording's module used) from
+ * the same input, so the module and the unit tests run one algorithm;
+ * the results, with the bucket learnt as the module learns it, must
+ * stay near the truth of the run; and the files are there
  * to try estimator changes on real VM data in milliseconds.
  */
 #include <stdio.h>
@@ -238,7 +240,7 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 	f = fopen(path, "r");
 	ASSERT_NE(NULL, f) TH_LOG("cannot open %s", path);
 	while (next_measurement(f, &r)) {
-		enum imtcp_edge edge, fit_edge, got_edge;
+		enum imtcp_edge edge, rec_edge, got_edge;
 		u32 rse;
 		u64 raw, fit, rec, got, a = (u64)(truth_mbit * 1e6);
 		u32 i;
@@ -256,10 +258,10 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 		/* the recording's module fitted without a bucket */
 		fit = imtcp_combine(r.st, r.k, &cfg, r.base ? r.base : low,
 				    NULL, &edge, &rse);
-		fit_edge = edge;
-		rec = imtcp_served_cap(r.st, r.k, fit, &fit_edge, &rse);
+		rec_edge = edge;
+		rec = imtcp_served_cap(r.st, r.k, fit, &rec_edge, &rse);
 		got = same == SAME_SERVED ? rec : fit;
-		got_edge = same == SAME_SERVED ? fit_edge : edge;
+		got_edge = same == SAME_SERVED ? rec_edge : edge;
 		same_raw += (got == r.raw && (!got || got_edge == r.edge)) ||
 			    unreported_first(got, got_edge, r.raw, nres);
 		/* the results that count: with the bucket as ours learns it */
