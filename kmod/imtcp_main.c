@@ -73,7 +73,9 @@
  *     not the first rising segment (core/imtcp_fit.c says why).
  *   o A result is held at 9/8 of the rate the bottleneck served its
  *     rising streams at (at least A, at most C; core/imtcp_served.c): a
- *     shaper's bucket lets a stream's fast end through unqueued.
+ *     shaper's bucket lets a stream's fast end through unqueued; and at
+ *     the median of the served rates of the connection's last 16 rising
+ *     streams (one measurement's are too noisy to bound A near C).
  *   o The first result is provisional (dropped at the lower edge of its
  *     range, else replaced by the next); the estimate is the median of
  *     the latest results, smoothed by an EWMA (gain_shift); results

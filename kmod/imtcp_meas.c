@@ -461,7 +461,8 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	}
 	fit = imtcp_combine(meas->st, meas->cfg.k, &meas->cfg, min_rtt,
 			    &meas->est.bucket, &edge, &rse);
-	fit = imtcp_served_cap(meas->st, meas->cfg.k, fit, &edge, &rse);
+	fit = imtcp_served_cap(meas->st, meas->cfg.k, fit, &meas->est.served,
+			       &edge, &rse);
 	outside = out_of_envelope(meas, fit);
 	meas->dlv_max_bps -= meas->dlv_max_bps / 4;	/* let the floor follow a fall */
 	if (fit && !outside)

@@ -88,6 +88,18 @@ struct imtcp_bucket {
 	u8 segs;
 };
 
+#define IMTCP_SERVED_HIST	16	/* served rates the cap remembers */
+
+/*
+ * The rates the bottleneck served the connection's latest rising streams
+ * at (imtcp_served.c), the oldest overwritten first.
+ */
+struct imtcp_served {
+	u64 bps[IMTCP_SERVED_HIST];
+	u8 n;
+	u8 pos;
+};
+
 struct imtcp_est {
 	u64 lo_bps, hi_bps;	/* search range */
 	u64 estimate_bps;	/* the estimate; 0 before the first */
@@ -105,6 +117,7 @@ struct imtcp_est {
 	u32 count;		/* results so far */
 	u64 last_us;		/* when the latest result came */
 	struct imtcp_bucket bucket;	/* the bottleneck's, as learnt */
+	struct imtcp_served served;	/* rates it served rising streams at */
 };
 
 /* Settings of the measurement unit (module parameters). */
@@ -131,7 +144,8 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  u32 *rse);
 u64 imtcp_served_bps(const struct imtcp_stream *st);
 u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u64 fit_bps,
-		     enum imtcp_edge *edge, u32 *rse);
+		     struct imtcp_served *mem, enum imtcp_edge *edge,
+		     u32 *rse);
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
 u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 own_bps,

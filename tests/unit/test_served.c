@@ -2,7 +2,8 @@
 /*
  * Unit tests of the served-rate bound (kmod/core/imtcp_served.c): the
  * rate a rising stream was served at, from its last lowest sample on,
- * and a measurement's result held at 9/8 of the highest such rate.
+ * and a measurement's result held at 9/8 of the highest such rate and
+ * at the median of the served rates the connection remembers.
  */
 #include "kselftest_harness.h"
 #include "core/imtcp_est.h"
@@ -116,7 +117,7 @@ TEST(result_above_the_served_rate_is_held_at_nine_eighths)
 	stream(&st[0], 8, 40, 40, 0, 0);
 	st[0].outcome = IMTCP_OUT_FLAT;
 	stream(&st[1], 8, 70, 30, 0, 0);
-	r = imtcp_served_cap(st, 2, 50 * MBIT, &edge, &rse);
+	r = imtcp_served_cap(st, 2, 50 * MBIT, NULL, &edge, &rse);
 	expect_near(_metadata, r, 30 * 9.0 / 8);
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	EXPECT_EQ(0, rse);
@@ -132,7 +133,7 @@ TEST(highest_served_rate_bounds)
 	stream(&st[0], 8, 50, 24, 0, 0);
 	stream(&st[1], 8, 70, 32, 0, 0);
 	expect_near(_metadata,
-		    imtcp_served_cap(st, 2, 60 * MBIT, &edge, &rse),
+		    imtcp_served_cap(st, 2, 60 * MBIT, NULL, &edge, &rse),
 		    32 * 9.0 / 8);
 }
 
@@ -145,7 +146,7 @@ TEST(result_within_the_bound_is_kept)
 	stream(&st[0], 8, 20, 20, 0, 0);
 	st[0].outcome = IMTCP_OUT_FLAT;
 	stream(&st[1], 8, 70, 30, 0, 0);
-	EXPECT_EQ(33 * MBIT, imtcp_served_cap(st, 2, 33 * MBIT, &edge, &rse));
+	EXPECT_EQ(33 * MBIT, imtcp_served_cap(st, 2, 33 * MBIT, NULL, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
 	EXPECT_EQ(80, rse);
 }
@@ -160,8 +161,92 @@ TEST(no_rising_stream_no_bound)
 	stream(&st[1], 8, 40, 40, 0, 0);
 	st[0].outcome = IMTCP_OUT_FLAT;
 	st[1].outcome = IMTCP_OUT_FLAT;
-	EXPECT_EQ(90 * MBIT, imtcp_served_cap(st, 2, 90 * MBIT, &edge, &rse));
+	EXPECT_EQ(90 * MBIT, imtcp_served_cap(st, 2, 90 * MBIT, NULL, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
+}
+
+/*
+ * Served rates scatter around C on an idle link (ACK timing): the
+ * highest of one measurement's, plus 1/8, lies well above C, the median
+ * of the rates remembered does not.
+ */
+TEST(remembered_median_bounds_a_noisy_measurement)
+{
+	static const double served_mbit[] = { 27, 33, 29, 31, 26, 34, 30, 30 };
+	struct imtcp_served mem = { 0 };
+	struct imtcp_stream st[2];
+	enum imtcp_edge edge;
+	u32 i, rse;
+	u64 r = 0;
+
+	for (i = 0; i < 8; i += 2) {
+		stream(&st[0], 8, 60, served_mbit[i], 0, 0);
+		stream(&st[1], 8, 70, served_mbit[i + 1], 0, 0);
+		edge = IMTCP_EDGE_NONE;
+		r = imtcp_served_cap(st, 2, 45 * MBIT, &mem, &edge, &rse);
+	}
+	EXPECT_EQ(8, mem.n);
+	/* this measurement alone would hold at 9/8 of 30 */
+	expect_near(_metadata, r, 30);
+	/* the oldest is overwritten, the count stays at the memory's size */
+	for (i = 0; i < 2 * IMTCP_SERVED_HIST; i++) {
+		stream(&st[0], 8, 60, 28, 0, 0);
+		st[1] = st[0];
+		imtcp_served_cap(st, 1, 45 * MBIT, &mem, &edge, &rse);
+	}
+	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
+	expect_near(_metadata, imtcp_served_cap(st, 1, 45 * MBIT, &mem, &edge,
+						&rse), 28);
+}
+
+/* the memory only lowers the bound: a measurement's own cap still holds */
+TEST(remembered_median_never_raises_the_bound)
+{
+	struct imtcp_served mem = { 0 };
+	struct imtcp_stream st[2];
+	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u32 i, rse = 0;
+
+	for (i = 0; i < 4; i++) {
+		stream(&st[0], 8, 60, 30, 0, 0);
+		imtcp_served_cap(st, 1, 45 * MBIT, &mem, &edge, &rse);
+	}
+	stream(&st[0], 8, 60, 20, 0, 0);
+	expect_near(_metadata, imtcp_served_cap(st, 1, 45 * MBIT, &mem, &edge,
+						&rse), 20 * 9.0 / 8);
+}
+
+/*
+ * A rose: two streams of one measurement both served well above what is
+ * remembered. The old rates are forgotten, the result is not held at
+ * them; one such stream alone is not enough.
+ */
+TEST(a_rise_of_every_rising_stream_forgets_the_old_rates)
+{
+	struct imtcp_served mem = { 0 };
+	struct imtcp_stream st[2];
+	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u32 i, rse = 0;
+	u64 r;
+
+	for (i = 0; i < IMTCP_SERVED_HIST; i++) {
+		stream(&st[0], 8, 60, 15, 0, 0);
+		imtcp_served_cap(st, 1, 45 * MBIT, &mem, &edge, &rse);
+	}
+	stream(&st[0], 8, 60, 28, 0, 0);
+	stream(&st[1], 8, 60, 15, 0, 0);
+	st[1].outcome = IMTCP_OUT_FLAT;
+	expect_near(_metadata, imtcp_served_cap(st, 2, 45 * MBIT, &mem, &edge,
+						&rse), 15);
+	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
+	stream(&st[0], 8, 60, 29, 0, 0);
+	stream(&st[1], 8, 70, 30, 0, 0);
+	r = imtcp_served_cap(st, 2, 45 * MBIT, &mem, &edge, &rse);
+	EXPECT_EQ(2, mem.n);
+	expect_near(_metadata, r, 30);
+	/* a result below the median is kept */
+	EXPECT_EQ(25 * MBIT, imtcp_served_cap(st, 2, 25 * MBIT, &mem, &edge,
+					      &rse));
 }
 
 TEST_HARNESS_MAIN
