@@ -96,26 +96,19 @@ static u64 served_median(const struct imtcp_served *mem)
 }
 
 /*
- * Remember the served rates of a measurement's @k streams @st. If it had
- * two rising streams at least and every one of them was served faster
- * than 9/8 of the rates remembered, the link now serves more than it
- * did (A rose): the older rates are forgotten first.
+ * Remember a measurement's @n served rates @served_bps (of its rising
+ * streams). If it had two at least and every one was served faster than
+ * 9/8 of the rates remembered, the link now serves more than it did (A
+ * rose): the older rates are forgotten first.
  */
-static void served_remember(struct imtcp_served *mem,
-			    const struct imtcp_stream *st, u32 k)
+static void served_remember(struct imtcp_served *mem, const u64 *served_bps,
+			    u32 n)
 {
-	u64 served_bps[IMTCP_K_MAX], low_bps = 0, med_bps;
-	u32 i, n = 0;
+	u64 low_bps = served_bps[0], med_bps = served_median(mem);
+	u32 i;
 
-	for (i = 0; i < k; i++) {
-		served_bps[n] = imtcp_served_bps(&st[i]);
-		if (!served_bps[n])
-			continue;
-		if (!low_bps || served_bps[n] < low_bps)
-			low_bps = served_bps[n];
-		n++;
-	}
-	med_bps = served_median(mem);
+	for (i = 1; i < n; i++)
+		low_bps = min_t(u64, low_bps, served_bps[i]);
 	if (n >= 2 && med_bps &&
 	    low_bps > med_bps + (med_bps >> IMTCP_SERVED_MARGIN_SHIFT)) {
 		mem->n = 0;
@@ -141,16 +134,19 @@ u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u64 fit_bps,
 		     struct imtcp_served *mem, enum imtcp_edge *edge,
 		     u32 *rse)
 {
-	u64 served_bps = 0, cap_bps;
-	u32 i;
+	u64 served_bps[IMTCP_K_MAX], high_bps = 0, cap_bps;
+	u32 i, n = 0;
 
-	for (i = 0; i < k; i++)
-		served_bps = max_t(u64, served_bps, imtcp_served_bps(&st[i]));
-	if (!served_bps)
+	for (i = 0; i < k; i++) {
+		served_bps[n] = imtcp_served_bps(&st[i]);
+		if (served_bps[n])
+			high_bps = max_t(u64, high_bps, served_bps[n++]);
+	}
+	if (!n)
 		return fit_bps;
-	cap_bps = served_bps + (served_bps >> IMTCP_SERVED_MARGIN_SHIFT);
+	cap_bps = high_bps + (high_bps >> IMTCP_SERVED_MARGIN_SHIFT);
 	if (mem) {
-		served_remember(mem, st, k);
+		served_remember(mem, served_bps, n);
 		cap_bps = min_t(u64, cap_bps, served_median(mem));
 	}
 	if (fit_bps <= cap_bps)
