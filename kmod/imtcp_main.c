@@ -79,7 +79,8 @@
  *   o The first result is provisional (dropped at the lower edge of its
  *     range, else replaced by the next); the estimate is the median of
  *     the latest results, smoothed by an EWMA (gain_shift); results
- *     more than stale_rtts minimum RTTs before the latest are forgotten.
+ *     more than stale_rtts minimum RTTs before the latest are forgotten,
+ *     and the served rates remembered with them.
  *   o A result, and the estimate after it, is held between 9/10 and 5/4
  *     of what the connection was delivered at while the bottleneck's
  *     queue stood (then its rate is A itself; core/imtcp_busy.c).

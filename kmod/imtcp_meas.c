@@ -443,6 +443,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	u64 busy = imtcp_busy_bps(&meas->busy), fit;
 	u64 busy_floor = imtcp_busy_floor_bps(&meas->busy);
 	u32 min_rtt = tcp_min_rtt(tp);
+	u32 rtt_us = min_rtt == ~0U ? 0 : min_rtt;	/* 0: not known yet */
 	enum imtcp_edge edge;
 	bool taken, outside;
 	u32 i, rse;
@@ -461,13 +462,14 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	}
 	fit = imtcp_combine(meas->st, meas->cfg.k, &meas->cfg, min_rtt,
 			    &meas->est.bucket, &edge, &rse);
+	imtcp_est_age_served(&meas->est, &meas->cfg, tp->tcp_mstamp, rtt_us);
 	fit = imtcp_served_cap(meas->st, meas->cfg.k, fit, &meas->est.served,
 			       &edge, &rse);
 	outside = out_of_envelope(meas, fit);
 	meas->dlv_max_bps -= meas->dlv_max_bps / 4;	/* let the floor follow a fall */
 	if (fit && !outside)
 		imtcp_est_result_at(&meas->est, &meas->cfg, tp->tcp_mstamp,
-				    min_rtt == ~0U ? 0 : min_rtt);
+				    rtt_us);
 	taken = !outside &&
 		imtcp_est_update_bounded(&meas->est, &meas->cfg, fit, edge, rse,
 					 &meas->busy);

@@ -52,7 +52,7 @@ MODULE_PARM_DESC(noise_us, "delay rise in us that a stream must exceed to count 
 module_param_cb(gain_shift, &gain_ops, &gain_shift, 0644);
 MODULE_PARM_DESC(gain_shift, "estimate smoothing: EWMA gain 2^-gain_shift (0-4, default 1)");
 module_param_cb(stale_rtts, &stale_ops, &stale_rtts, 0644);
-MODULE_PARM_DESC(stale_rtts, "results older than this many minimum RTTs no longer count: the next result starts the estimate anew (0-10000, default 32; 0 = never)");
+MODULE_PARM_DESC(stale_rtts, "results (and the served rates kept with them) older than this many minimum RTTs no longer count: the next result starts the estimate anew (0-10000, default 32; 0 = never)");
 module_param_cb(hold_budget, &budget_ops, &hold_budget, 0644);
 MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segments may cost it (1-100, default 2; 100 = measure without pause)");
 module_param_cb(free_starts, &free_starts_ops, &free_starts, 0644);

@@ -170,6 +170,14 @@ static bool first_at_low_edge(struct imtcp_est *e, enum imtcp_edge edge)
 	return first && edge == IMTCP_EDGE_LOW;
 }
 
+/* Are the results before @now_us more than c->stale_rtts RTTs old? */
+static bool history_stale(const struct imtcp_est *e,
+			  const struct imtcp_est_cfg *c, u64 now_us, u32 rtt_us)
+{
+	return c->stale_rtts && rtt_us && e->count &&
+	       now_us - e->last_us > (u64)c->stale_rtts * rtt_us;
+}
+
 /*
  * A measurement's result came at @now_us, @rtt_us the path's minimum RTT
  * (0: unknown). Where the results before it are more than
@@ -186,10 +194,26 @@ static bool first_at_low_edge(struct imtcp_est *e, enum imtcp_edge edge)
 void imtcp_est_result_at(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 			 u64 now_us, u32 rtt_us)
 {
-	if (c->stale_rtts && rtt_us && e->count &&
-	    now_us - e->last_us > (u64)c->stale_rtts * rtt_us)
+	if (history_stale(e, c, now_us, rtt_us))
 		e->stale = 1;
 	e->last_us = now_us;
+}
+
+/*
+ * The served rates remembered (imtcp_served_cap) are as old as the
+ * results they came with: where those are history at @now_us (or already
+ * marked so), the rates are forgotten before a measurement's result is
+ * held at their median. Without this, after a pause of a media sender
+ * longer than stale_rtts, the rates of before the pause held a rise of A
+ * down until a measurement's rising streams all read above them.
+ */
+void imtcp_est_age_served(struct imtcp_est *e, const struct imtcp_est_cfg *c,
+			  u64 now_us, u32 rtt_us)
+{
+	if (e->stale || history_stale(e, c, now_us, rtt_us)) {
+		e->served.n = 0;
+		e->served.pos = 0;
+	}
 }
 
 /*

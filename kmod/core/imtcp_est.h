@@ -152,6 +152,8 @@ u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 own_bps,
 		      bool window_limited);
 void imtcp_est_result_at(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 			 u64 now_us, u32 rtt_us);
+void imtcp_est_age_served(struct imtcp_est *e, const struct imtcp_est_cfg *c,
+			  u64 now_us, u32 rtt_us);
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		      u64 raw_bps, enum imtcp_edge edge, u32 rse);
 bool imtcp_est_update_bounded(struct imtcp_est *e,

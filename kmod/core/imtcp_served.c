@@ -43,7 +43,8 @@
  * median as well (never above the measurement's own 9/8). When A rises,
  * the rates remembered would hold the results down until half of them
  * were new; so a measurement whose rising streams (two at least) were
- * all served faster than 9/8 of the median starts the memory afresh.
+ * all served faster than 9/8 of the median starts the memory afresh, as
+ * does a history of results gone stale (imtcp_est_age_served).
  * Replayed on 44 recordings of media and bulk senders, the mean of
  * their estimates' median errors came to 9.0 % of C from 10.9 (8.7
  * without the fresh start); in short VM runs at A = 80 % of C and on

@@ -249,4 +249,46 @@ TEST(a_rise_of_every_rising_stream_forgets_the_old_rates)
 					      &rse));
 }
 
+/*
+ * The rates remembered are as old as the results: after a pause longer
+ * than stale_rtts RTTs (a media sender that stopped), a single rising
+ * stream served faster than before is no longer held at the old rates;
+ * within it, or with stale_rtts 0, it still is.
+ */
+TEST(rates_as_old_as_stale_results_are_forgotten)
+{
+	struct imtcp_est_cfg c = { .stale_rtts = 32 };
+	struct imtcp_est e = { .count = 4, .last_us = 1000000 };
+	struct imtcp_stream st[1];
+	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u32 i, rse = 0;
+
+	for (i = 0; i < 8; i++) {
+		stream(&st[0], 8, 60, 15, 0, 0);
+		imtcp_served_cap(st, 1, 45 * MBIT, &e.served, &edge, &rse);
+	}
+	stream(&st[0], 8, 60, 30, 0, 0);
+	/* 31 RTTs of 40 ms later: still held at the old rates */
+	imtcp_est_age_served(&e, &c, 1000000 + 31 * 40000, 40000);
+	EXPECT_EQ(8, e.served.n);
+	/* no known RTT, or no ageing (stale_rtts 0): kept as well */
+	imtcp_est_age_served(&e, &c, 1000000 + 100 * 40000, 0);
+	c.stale_rtts = 0;
+	imtcp_est_age_served(&e, &c, 1000000 + 100 * 40000, 40000);
+	EXPECT_EQ(8, e.served.n);
+	expect_near(_metadata, imtcp_served_cap(st, 1, 45 * MBIT, &e.served,
+						&edge, &rse), 15);
+	/* 33 RTTs after the last result: forgotten, the new stream bounds */
+	c.stale_rtts = 32;
+	imtcp_est_age_served(&e, &c, 1000000 + 33 * 40000, 40000);
+	EXPECT_EQ(0, e.served.n);
+	expect_near(_metadata, imtcp_served_cap(st, 1, 45 * MBIT, &e.served,
+						&edge, &rse), 30);
+	/* a history already marked stale forgets them too */
+	e.stale = 1;
+	e.last_us = 1000000 + 33 * 40000;
+	imtcp_est_age_served(&e, &c, e.last_us, 40000);
+	EXPECT_EQ(0, e.served.n);
+}
+
 TEST_HARNESS_MAIN
