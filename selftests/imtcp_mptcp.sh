@@ -193,34 +193,27 @@ test_media_two_paths() {
 }
 
 # What the controller did to path 2, from its decisions: its last
-# action within the window, the window's last mark (s into the run),
-# then the time and reason of the first clear after that mark up to the
-# end of the 5 s after the window (the one on exit aside); "-" for none
+# action within the window, its last action by the end of the endpoint
+# dump after it, the window's last mark (s into the run), then the time
+# and reason of the first clear after that mark up to the end of the 5 s
+# after the window (the one on exit aside); "-" for none
 window_decisions() {
 	python3 - "$WORK/media.ctl.window" "$WORK/media.ctl" \
-		"$(cat "$WORK/media.t0_s")" "$(cat "$WORK/media.t_after_s")" <<'PYEOF'
+		"$(cat "$WORK/media.t0_s")" "$(cat "$WORK/media.t_after_s")" \
+		"$WORK/media.ctl.dumped" <<'PYEOF'
 import json, sys
 def p2(path):
     return [x for x in map(json.loads, open(path))
             if x["addr"] == "198.18.4.1" and x["applied"]]
 window = p2(sys.argv[1])
+dumped = p2(sys.argv[5])
 marks = [x["t_s"] for x in window if x["action"] == "backup"]
 end_s = float(sys.argv[4]) - float(sys.argv[3])
 c = [x for x in p2(sys.argv[2]) if marks and x["action"] == "active" and
      x["why"] != "exit" and marks[-1] < x["t_s"] <= end_s]
-print(window[-1]["action"] if window else "-", marks[-1] if marks else "-",
+print(window[-1]["action"] if window else "-",
+      dumped[-1]["action"] if dumped else "-", marks[-1] if marks else "-",
       c[0]["t_s"] if c else "-", c[0]["why"] if c else "-")
-PYEOF
-}
-
-# last_action FILE: the controller's last applied decision on path 2 in
-# FILE ("-" for none)
-last_action() {
-	python3 - "$1" <<'PYEOF'
-import json, sys
-d = [x for x in map(json.loads, open(sys.argv[1]))
-     if x["addr"] == "198.18.4.1" and x["applied"]]
-print(d[-1]["action"] if d else "-")
 PYEOF
 }
 
@@ -285,13 +278,12 @@ PYEOF
 	*) fail "not path 2 alone marked" ;;
 	esac
 	out=$(window_decisions) || fail "cannot read the controller's decisions"
-	read -r last mark_s clear_s why <<< "$out"
+	read -r last dumped mark_s clear_s why <<< "$out"
 	# the path manager shows what the controller last decided in the
 	# window: the mark, or its clear if path 1 read thin in its turn
 	cat "$WORK/media.endpoints.marked"
 	# what the controller decided while the dump ran (between the window's
 	# copy of its decisions and the next one): the dump may show either
-	dumped=$(last_action "$WORK/media.ctl.dumped")
 	[ "$dumped" = "$last" ] ||
 		echo "the controller's last decision changed from $last to $dumped while the endpoints were dumped"
 	if grep -q '^198.18.4.1 .*backup' "$WORK/media.endpoints.marked"; then

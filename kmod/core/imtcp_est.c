@@ -210,10 +210,8 @@ void imtcp_est_result_at(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 void imtcp_est_age_served(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 			  u64 now_us, u32 rtt_us)
 {
-	if (e->stale || history_stale(e, c, now_us, rtt_us)) {
-		e->served.n = 0;
-		e->served.pos = 0;
-	}
+	if (e->stale || history_stale(e, c, now_us, rtt_us))
+		imtcp_served_forget(&e->served);
 }
 
 /*

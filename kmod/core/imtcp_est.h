@@ -143,6 +143,7 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  struct imtcp_bucket *bucket, enum imtcp_edge *edge,
 		  u32 *rse);
 u64 imtcp_served_bps(const struct imtcp_stream *st);
+void imtcp_served_forget(struct imtcp_served *mem);
 u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u64 fit_bps,
 		     struct imtcp_served *mem, enum imtcp_edge *edge,
 		     u32 *rse);

@@ -96,6 +96,13 @@ static u64 served_median(const struct imtcp_served *mem)
 	return mem->n ? v[mem->n / 2] : 0;
 }
 
+/* Forget every rate @mem remembers. */
+void imtcp_served_forget(struct imtcp_served *mem)
+{
+	mem->n = 0;
+	mem->pos = 0;
+}
+
 /*
  * Remember a measurement's @n served rates @served_bps (of its rising
  * streams). If it had two at least and every one was served faster than
@@ -111,10 +118,8 @@ static void served_remember(struct imtcp_served *mem, const u64 *served_bps,
 	for (i = 1; i < n; i++)
 		low_bps = min_t(u64, low_bps, served_bps[i]);
 	if (n >= 2 && med_bps &&
-	    low_bps > med_bps + (med_bps >> IMTCP_SERVED_MARGIN_SHIFT)) {
-		mem->n = 0;
-		mem->pos = 0;
-	}
+	    low_bps > med_bps + (med_bps >> IMTCP_SERVED_MARGIN_SHIFT))
+		imtcp_served_forget(mem);
 	for (i = 0; i < n; i++) {
 		mem->bps[mem->pos] = served_bps[i];
 		mem->pos = (mem->pos + 1) % IMTCP_SERVED_HIST;
