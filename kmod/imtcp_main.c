@@ -77,7 +77,8 @@
  *     the median of the served rates of the connection's last 16 rising
  *     streams (one measurement's are too noisy to bound A near C).
  *   o The first result is provisional (dropped at the lower edge of its
- *     range, else replaced by the next); the estimate is the median of
+ *     range, else replaced by the next, and withdrawn once the writes
+ *     are known too short for a stream); the estimate is the median of
  *     the latest results, smoothed by an EWMA (gain_shift); results
  *     more than stale_rtts minimum RTTs before the latest are forgotten,
  *     and the served rates remembered with them.

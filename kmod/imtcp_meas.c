@@ -434,6 +434,37 @@ static void holds_reason(struct imtcp_meas *meas)
 	}
 }
 
+/*
+ * The writes are too short for a stream (imtcp_cu_writes_short): an
+ * estimate from the first result alone is withdrawn, and TCP_CC_INFO's
+ * and the registry's read 0. Returns whether it was.
+ */
+static bool withdraw_if_short(struct imtcp_meas *meas)
+{
+	if (!imtcp_cu_writes_short(&meas->cu) || !imtcp_est_withdraw(&meas->est))
+		return false;
+	WRITE_ONCE(meas->entry.pub.estimate_bps, 0);
+	WRITE_ONCE(meas->info->estimate_bps, 0);
+	return true;
+}
+
+/*
+ * With no estimate shown (and the path inside the envelope), say so
+ * while the writes are too short, and stop saying it once they are not.
+ */
+static void writes_reason(struct imtcp_meas *meas)
+{
+	u8 reason = READ_ONCE(meas->entry.pub.reason);
+
+	if (!imtcp_cu_writes_short(&meas->cu)) {
+		if (reason == IMTCP_REASON_WRITES_SHORT)
+			WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_NONE);
+	} else if (reason != IMTCP_REASON_ENVELOPE &&
+		   !READ_ONCE(meas->entry.pub.estimate_bps)) {
+		WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_WRITES_SHORT);
+	}
+}
+
 /* All ACKs of a measurement are in: analyse, estimate, adapt. */
 static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 {
@@ -475,7 +506,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 					 &meas->busy);
 	imtcp_busy_measured(&meas->busy);
 	imtcp_cu_result(&meas->cu, fit != 0 && !outside);
-	if (!taken)
+	if (!taken || withdraw_if_short(meas))
 		return;
 	imtcp_cu_estimated(&meas->cu);
 	holds_reason(meas);
@@ -517,6 +548,8 @@ static void step(struct sock *sk, struct imtcp_meas *meas)
 	}
 	if (flags & IMTCP_CU_MEASURED)
 		finish_measurement(sk, meas);
+	withdraw_if_short(meas);
+	writes_reason(meas);
 	if (flags & IMTCP_CU_CHANGED)
 		enter_state(sk, meas, from);
 }

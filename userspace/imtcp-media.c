@@ -261,14 +261,16 @@ static unsigned int start_rung(uint32_t mss)
  * (not lower) until the estimate is fresh again. (Back for one pick
  * only, the sender fell again on the old estimate before a new one came:
  * after failed holds on the small frames the module rests for up to 64
- * srtt before it holds again.)
+ * srtt before it holds again.) The same with no estimate at all: the
+ * module withdraws a first estimate once the frames are known too short
+ * (reason writes-short), and on such a rung none would come.
  */
 static bool refresh_needed(const struct figures *f, unsigned int rung,
 			   uint32_t mss)
 {
 	return opt.pick == PICK_IMTCP && rung <= lowest_measured(mss) &&
-	       f->estimate_bps &&
-	       f->age_ms > STALE_PICKS * opt.interval_ms;
+	       (!f->estimate_bps ||
+		f->age_ms > STALE_PICKS * opt.interval_ms);
 }
 
 /* The socket's MSS, 0 if unknown. */

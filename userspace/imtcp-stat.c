@@ -66,6 +66,7 @@ static const char *reason_name(uint8_t r)
 	case IMTCP_REASON_NONE: return NULL;
 	case IMTCP_REASON_ENVELOPE: return "above-envelope";
 	case IMTCP_REASON_HOLDS_FAILING: return "holds-failing";
+	case IMTCP_REASON_WRITES_SHORT: return "writes-short";
 	default: return "unknown";
 	}
 }
@@ -189,6 +190,9 @@ static void print_table_row(const struct imtcp_row *r)
 	else if (r->reason == IMTCP_REASON_HOLDS_FAILING)
 		snprintf(note, sizeof(note),
 			 "holds fail: no bottleneck clocks it, see imtcp-stat(8)");
+	else if (r->reason == IMTCP_REASON_WRITES_SHORT)
+		snprintf(note, sizeof(note),
+			 "writes too short to measure, see imtcp-stat(8)");
 	else if (r->reason)
 		snprintf(note, sizeof(note), "reason %u", r->reason);
 	else if (r->est && r->bound == IMTCP_BOUND_CAP)

@@ -65,6 +65,7 @@ struct imtcp_cu {
 	u8 burst_bad;	/* the window or the buffer held this write back */
 	u8 hold_whole;	/* this hold began with m segments at hand */
 	u8 writes_whole;/* so did the last stream's, without the window */
+	u8 writes_short;/* the last two finished writes: < WRITE_SEGS_MIN */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
 	u32 write_seq;	/* the application's write_seq at the last step */
@@ -119,6 +120,7 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 		  const struct imtcp_cu_view *v);
 u32 imtcp_cu_pause(struct imtcp_cu *cu);
 bool imtcp_cu_holds_failing(const struct imtcp_cu *cu);
+bool imtcp_cu_writes_short(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us);

@@ -216,17 +216,40 @@ void imtcp_est_age_served(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 
 /*
  * A provisional first estimate gives way to the result after it, and
- * stale results (imtcp_est_result_at) to the one that came now.
+ * stale results (imtcp_est_result_at) to the one that came now. The
+ * result that comes after a provisional estimate was withdrawn
+ * (imtcp_est_withdraw) is a first result again.
  */
 static void settle_history(struct imtcp_est *e)
 {
+	bool first = !e->count || (e->provisional && !e->estimate_bps);
+
 	if (e->provisional || e->stale) {
 		e->nhist = 0;
 		e->hist_pos = 0;
 		e->estimate_bps = 0;
 		e->stale = 0;
 	}
-	e->provisional = !e->count;
+	e->provisional = first;
+}
+
+/*
+ * Withdraw a provisional estimate (the first result alone): the sender's
+ * writes turned out too short for any stream to show A
+ * (imtcp_cu_writes_short), so its first result, from a stream a hold
+ * gathered before that was known, is no better, and no other will come
+ * to replace it. The estimate reads 0 (none) until the next result,
+ * which is taken as a first one. Returns whether there was one to
+ * withdraw.
+ */
+bool imtcp_est_withdraw(struct imtcp_est *e)
+{
+	if (!e->provisional || !e->estimate_bps)
+		return false;
+	e->estimate_bps = 0;
+	e->nhist = 0;
+	e->hist_pos = 0;
+	return true;
 }
 
 /* How a bound moved @from to @to (enum imtcp_held). */

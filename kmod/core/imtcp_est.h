@@ -157,6 +157,7 @@ void imtcp_est_age_served(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 			  u64 now_us, u32 rtt_us);
 bool imtcp_est_update(struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		      u64 raw_bps, enum imtcp_edge edge, u32 rse);
+bool imtcp_est_withdraw(struct imtcp_est *e);
 bool imtcp_est_update_bounded(struct imtcp_est *e,
 			      const struct imtcp_est_cfg *c, u64 fit_bps,
 			      enum imtcp_edge edge, u32 rse,

@@ -102,11 +102,17 @@ enum imtcp_state {
  * since the last result: the sending is not clocked by a bottleneck
  * (loopback, a CPU-bound sender) or the window is too thin; the module
  * backs off (up to 64 RTT between failed holds in a row).
+ * WRITES_SHORT: the application's last two finished writes were each
+ * shorter than IMTCP_WRITE_SEGS_MIN full segments, too short for a
+ * stream; an estimate from the connection's first result alone is
+ * withdrawn then (without an event), and the next result is taken as a
+ * first one.
  */
 enum {
 	IMTCP_REASON_NONE,
 	IMTCP_REASON_ENVELOPE,
 	IMTCP_REASON_HOLDS_FAILING,
+	IMTCP_REASON_WRITES_SHORT,
 };
 
 /*

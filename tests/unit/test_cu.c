@@ -888,6 +888,42 @@ TEST(only_application_limited_writes_of_n_min_set_the_length)
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));	/* the window's: N */
 }
 
+/*
+ * Writes are short (imtcp_cu_writes_short: no stream of theirs shows A)
+ * after two finished writes in a row each shorter than
+ * IMTCP_WRITE_SEGS_MIN, not after one (a small frame between large ones);
+ * no longer after a write of IMTCP_WRITE_SEGS_MIN, nor once the window
+ * holds a write back (a bulk sender's writes are the window's).
+ */
+TEST(writes_are_short_after_two_short_writes)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t = 10000, i;
+
+	EXPECT_FALSE(imtcp_cu_writes_short(&cu));
+	short_frame(&cu, &v, IMTCP_WRITE_SEGS_MIN, t);
+	short_frame(&cu, &v, IMTCP_WRITE_SEGS_MIN - 2, t += FRAME_GAP_US);
+	short_frame(&cu, &v, IMTCP_WRITE_SEGS_MIN - 1, t += FRAME_GAP_US);
+	EXPECT_FALSE(imtcp_cu_writes_short(&cu));	/* one was long */
+	short_frame(&cu, &v, IMTCP_WRITE_SEGS_MIN - 1, t += FRAME_GAP_US);
+	EXPECT_TRUE(imtcp_cu_writes_short(&cu));
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));		/* as before */
+	short_frame(&cu, &v, IMTCP_WRITE_SEGS_MIN, t += FRAME_GAP_US);
+	EXPECT_TRUE(imtcp_cu_writes_short(&cu));	/* not finished yet */
+	short_frame(&cu, &v, IMTCP_WRITE_SEGS_MIN - 1, t += FRAME_GAP_US);
+	EXPECT_FALSE(imtcp_cu_writes_short(&cu));
+	for (i = 0; i < 2; i++)
+		short_frame(&cu, &v, 3, t += FRAME_GAP_US);
+	short_frame(&cu, &v, 3, t += FRAME_GAP_US);
+	ASSERT_TRUE(imtcp_cu_writes_short(&cu));
+	frame_at(&cu, &v, 6, t += FRAME_GAP_US);
+	v.unsent = 1000;			/* the window keeps data back */
+	v.now_us = t + QUIET_US;
+	step_as_module(&cu, &v);
+	EXPECT_FALSE(imtcp_cu_writes_short(&cu));
+}
+
 TEST(m_shrinks_after_f_good_measurements)
 {
 	struct imtcp_cu cu = started();

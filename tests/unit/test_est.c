@@ -410,6 +410,38 @@ TEST(the_first_result_is_provisional)
 }
 
 /*
+ * A provisional estimate is withdrawn when the writes turn out too short
+ * (imtcp_cu_writes_short): it reads 0, the result after it is a first
+ * one again (replaced by the next, not averaged), and an estimate of
+ * more than one result is never withdrawn.
+ */
+TEST(a_provisional_estimate_can_be_withdrawn)
+{
+	struct imtcp_est e = { .lo_bps = 1 * MBIT, .hi_bps = 50 * MBIT };
+
+	EXPECT_FALSE(imtcp_est_withdraw(&e));	/* nothing to withdraw */
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 83 * MBIT, IMTCP_EDGE_HIGH, 0));
+	EXPECT_EQ(83 * MBIT, e.estimate_bps);
+	EXPECT_TRUE(imtcp_est_withdraw(&e));
+	EXPECT_EQ(0, e.estimate_bps);
+	EXPECT_EQ(0, e.nhist);
+	EXPECT_EQ(1, e.count);			/* the result was measured */
+	EXPECT_FALSE(imtcp_est_withdraw(&e));
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 12 * MBIT, IMTCP_EDGE_NONE, 0));
+	EXPECT_EQ(12 * MBIT, e.estimate_bps);
+	EXPECT_EQ(1, e.provisional);		/* a first result again */
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 20 * MBIT, IMTCP_EDGE_NONE, 0));
+	EXPECT_EQ(20 * MBIT, e.estimate_bps);	/* it gave way */
+	EXPECT_EQ(1, e.nhist);
+	EXPECT_EQ(0, e.provisional);
+	EXPECT_FALSE(imtcp_est_withdraw(&e));
+	EXPECT_EQ(20 * MBIT, e.estimate_bps);
+	EXPECT_TRUE(imtcp_est_update(&e, &cfg, 10 * MBIT, IMTCP_EDGE_NONE, 0));
+	EXPECT_EQ(15 * MBIT, e.estimate_bps);	/* averaged, as before */
+	EXPECT_FALSE(imtcp_est_withdraw(&e));
+}
+
+/*
  * Streams far above A on a standing queue (a slow start's first
  * measurement probes from its own pace up: 120-400 Mbit/s for A = 19
  * in the VM): the standing-queue fit's result is held at half the
