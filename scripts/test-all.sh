@@ -59,6 +59,14 @@ if [ "$vm_rc" != 0 ] && [ "$v_fail" = 0 ]; then
 	v_fail=1
 fi
 
+# A failure's own lines, again at the end: CI keeps only the tail of a
+# long log, and a failed case's output scrolled out of it once (imtcp_measure,
+# 2026-11-27: which of its cases failed could not be told).
+if [ "$v_fail" != 0 ] || [ "$u_fail" != 0 ]; then
+	echo "test-all: the failed cases, each with the lines before it:"
+	grep -hE -B12 '^(# )*not ok [0-9]+ ' build/unit.log build/vm/selftests/guest.log \
+		2>/dev/null | tail -n 80
+fi
 echo "style, dkms and packages: $c_pass passed, $c_fail failed; unit: $u_pass passed, $u_fail failed; selftests (VM): $v_pass passed, $v_fail failed, $v_skip skipped"
 echo "$((c_pass + u_pass + v_pass)) passed, $((c_fail + u_fail + v_fail)) failed, $v_skip skipped"
 [ "$((c_fail + u_fail + v_fail))" = 0 ]
