@@ -178,13 +178,17 @@ test_states_visited() {
 }
 
 test_off_in_recovery() {
+	local line
 	shape ${C_MBIT}mbit $DELAY loss 1%
 	trace_start imtcp tcp/tcp_cong_state_set || fail "tracing"
-	timed_send imtcp 5302 10 || fail "transfer"
+	line=$(timed_send imtcp 5302 10) || fail "transfer"
 	trace_stop "$WORK/loss.trace"
 	shape ${C_MBIT}mbit $DELAY
+	echo "$line"
+	[ -n "$(field cookie "$line")" ] || fail "the transfer printed no cookie"
 	python3 "$TRACE_PY" summary "$WORK/loss.trace"
-	python3 "$TRACE_PY" recovery "$WORK/loss.trace" 5302 ||
+	python3 "$TRACE_PY" recovery "$WORK/loss.trace" 5302 \
+		"$(field cookie "$line")" ||
 		fail "measurement ran during loss recovery (or no recovery seen)"
 }
 

@@ -6,9 +6,12 @@
                                         floor_bps per estimate (0: none,
                                         or a module without the field)
   imtcp_trace.py states FILE            the control-unit states entered
-  imtcp_trace.py recovery FILE PORT     check that measurement is off while
-                                        the connection on PORT is in CWR,
-                                        Recovery or Loss; prints counts
+  imtcp_trace.py recovery FILE PORT [COOKIE]
+                                        check that measurement is off while
+                                        the connection on PORT (its socket
+                                        COOKIE: only its imtcp events) is
+                                        in CWR, Recovery or Loss; prints
+                                        counts
   imtcp_trace.py summary FILE           event counts
 Exit code 1 when a check fails, 2 on bad usage.
 """
@@ -53,11 +56,12 @@ def cmd_states(path):
     return 0
 
 
-def cmd_recovery(path, port):
+def cmd_recovery(path, port, cookie=None):
     """Between a tcp_cong_state_set to CWR/Recovery/Loss of the flow on
     PORT and the next one back to Open/Disorder, imtcp may only enter
     'off'. imtcp's own event for that entry follows the tcp one, since
-    the stack traces before it calls set_state."""
+    the stack traces before it calls set_state. With COOKIE, imtcp
+    events of other sockets are left out."""
     in_rec = False
     episodes = violations = entries_off = 0
     for t, name, f, text in events(path):
@@ -69,6 +73,8 @@ def cmd_recovery(path, port):
                 episodes += 1
             in_rec = state > CA_DISORDER
         elif name == "imtcp_state" and in_rec:
+            if cookie is not None and f.get("cookie") != cookie:
+                continue
             to = state_change(text)[1]
             if to == "off":
                 entries_off += 1
@@ -77,6 +83,9 @@ def cmd_recovery(path, port):
                 print(f"violation at {t:.6f}: {text}")
     print(f"episodes={episodes} off_entries={entries_off} "
           f"violations={violations}")
+    if cookie is not None and not entries_off:
+        print(f"no imtcp_state of socket {cookie} during recovery")
+        return 1
     return 1 if violations or not episodes else 0
 
 
@@ -98,8 +107,8 @@ def main(argv):
         return cmd_estimates(path)
     if cmd == "states":
         return cmd_states(path)
-    if cmd == "recovery" and len(argv) == 4:
-        return cmd_recovery(path, argv[3])
+    if cmd == "recovery" and len(argv) in (4, 5):
+        return cmd_recovery(path, *argv[3:])
     if cmd == "summary":
         return cmd_summary(path)
     print(__doc__, file=sys.stderr)
