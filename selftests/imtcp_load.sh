@@ -99,7 +99,11 @@ test_ss_shows_imtcp() {
 # cannot gather a stream. The socket must say so: reason holds-failing,
 # or above-envelope where a measurement did complete and its result or
 # the connection's delivery rate lay beyond what a stream can measure
-# (3 of 10 runs logged in the VM: 64 KB segments, envelope 9.4 Gbit/s).
+# (3 of 10 runs logged in the VM: 64 KB segments, envelope 9.4 Gbit/s),
+# or writes-short: xfer's writes of 128 KB are two of loopback's 64 KB
+# segments, and the receiver sharing the CPUs leaves gaps between them
+# longer than an eighth of the RTT (a CI run of 2026-11-27: 116 failed
+# streams, writes-short).
 # And its failed holds must back off: 1,900 holds failed in 6 s without
 # the rest, and it spent 13 % of its time holding.
 test_loopback_says_why() {
@@ -119,7 +123,8 @@ r = rows[0]
 print("estimate %d bit/s, reason %s, %d failed streams, held %.3f s" %
       (r["estimate_bps"], r["reason"], r["streams_failed"], r["hold_us"] / 1e6))
 if r["estimate_bps"] == 0 and r["reason"] not in ("holds-failing",
-                                                  "above-envelope"):
+                                                  "above-envelope",
+                                                  "writes-short"):
     sys.exit("no estimate and no reason")
 if r["hold_us"] > 0.02 * 7e6:
     sys.exit("held more than 2 % of 7 s")
