@@ -418,20 +418,32 @@ static bool out_of_envelope(struct imtcp_meas *meas, u64 fit_bps)
 }
 
 /*
- * With no estimate shown, say so while holds keep failing (a connection
- * its CPU paces, as on loopback, gathers no stream), and stop saying it
- * once a result has come.
+ * Say @why while @active and no estimate is shown, in place of a reason
+ * it outranks (@over: a mask of BIT(IMTCP_REASON_*)); stop saying it
+ * once @active ends. The envelope's reason is set and cleared by
+ * out_of_envelope() alone.
  */
-static void holds_reason(struct imtcp_meas *meas)
+static void reason_while(struct imtcp_meas *meas, u8 why, bool active, u32 over)
 {
 	u8 reason = READ_ONCE(meas->entry.pub.reason);
 
-	if (imtcp_cu_holds_failing(&meas->cu)) {
-		if (reason == IMTCP_REASON_NONE && !READ_ONCE(meas->entry.pub.estimate_bps))
-			WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_HOLDS_FAILING);
-	} else if (reason == IMTCP_REASON_HOLDS_FAILING) {
-		WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_NONE);
+	if (!active) {
+		if (reason == why)
+			WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_NONE);
+	} else if (reason < 32 && (over & BIT(reason)) &&
+		   !READ_ONCE(meas->entry.pub.estimate_bps)) {
+		WRITE_ONCE(meas->entry.pub.reason, why);
 	}
+}
+
+/*
+ * While holds keep failing (a connection its CPU paces, as on loopback,
+ * gathers no stream), and no result has come, say so.
+ */
+static void holds_reason(struct imtcp_meas *meas)
+{
+	reason_while(meas, IMTCP_REASON_HOLDS_FAILING,
+		     imtcp_cu_holds_failing(&meas->cu), BIT(IMTCP_REASON_NONE));
 }
 
 /*
@@ -449,20 +461,16 @@ static bool withdraw_if_short(struct imtcp_meas *meas)
 }
 
 /*
- * With no estimate shown (and the path inside the envelope), say so
- * while the writes are too short, and stop saying it once they are not.
+ * While the writes are too short for a stream, say so; it outranks
+ * holds-failing (a 2 Mbit/s media sender's holds fail too, but no
+ * bottleneck is missing), not the envelope.
  */
 static void writes_reason(struct imtcp_meas *meas)
 {
-	u8 reason = READ_ONCE(meas->entry.pub.reason);
-
-	if (!imtcp_cu_writes_short(&meas->cu)) {
-		if (reason == IMTCP_REASON_WRITES_SHORT)
-			WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_NONE);
-	} else if (reason != IMTCP_REASON_ENVELOPE &&
-		   !READ_ONCE(meas->entry.pub.estimate_bps)) {
-		WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_WRITES_SHORT);
-	}
+	reason_while(meas, IMTCP_REASON_WRITES_SHORT,
+		     imtcp_cu_writes_short(&meas->cu),
+		     BIT(IMTCP_REASON_NONE) | BIT(IMTCP_REASON_HOLDS_FAILING) |
+		     BIT(IMTCP_REASON_WRITES_SHORT));
 }
 
 /* All ACKs of a measurement are in: analyse, estimate, adapt. */
