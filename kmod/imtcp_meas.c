@@ -395,6 +395,23 @@ static void publish_estimate(struct imtcp_meas *meas, u64 busy_bps)
 }
 
 /*
+ * The socket shows no estimate from now on (TCP_CC_INFO's and the
+ * registry's read 0). One that was there, or @bps (0: none) that the
+ * estimator withdrew before it was shown, is traced as withdrawn, for
+ * @why.
+ */
+static void unpublish(struct imtcp_meas *meas, u64 bps, u8 why)
+{
+	u64 shown_bps = READ_ONCE(meas->entry.pub.estimate_bps);
+
+	WRITE_ONCE(meas->entry.pub.estimate_bps, 0);
+	WRITE_ONCE(meas->info->estimate_bps, 0);
+	if (shown_bps || bps)
+		trace_imtcp_withdraw(meas->entry.cookie, shown_bps ? shown_bps : bps,
+				     shown_bps != 0, why);
+}
+
+/*
  * Beyond the operating envelope (imtcp_envelope_bps): the connection was
  * delivered faster than a stream can measure (so C is faster still), or
  * the fit put A there. Then nothing is published: the estimate, and
@@ -411,8 +428,8 @@ static bool out_of_envelope(struct imtcp_meas *meas, u64 fit_bps)
 		return false;
 	}
 	WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_ENVELOPE);
-	WRITE_ONCE(meas->entry.pub.estimate_bps, 0);
-	WRITE_ONCE(meas->info->estimate_bps, 0);
+	unpublish(meas, READ_ONCE(meas->entry.pub.estimate_bps),
+		  IMTCP_REASON_ENVELOPE);
 	imtcp_count_out_of_envelope(meas->entry.net);
 	return true;
 }
@@ -453,10 +470,11 @@ static void holds_reason(struct imtcp_meas *meas)
  */
 static bool withdraw_if_short(struct imtcp_meas *meas)
 {
+	u64 bps = meas->est.estimate_bps;
+
 	if (!imtcp_cu_writes_short(&meas->cu) || !imtcp_est_withdraw(&meas->est))
 		return false;
-	WRITE_ONCE(meas->entry.pub.estimate_bps, 0);
-	WRITE_ONCE(meas->info->estimate_bps, 0);
+	unpublish(meas, bps, IMTCP_REASON_WRITES_SHORT);
 	return true;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints of imtcp: control-unit state changes, delay samples,
- * streams and estimates. bpftrace: tracepoint:imtcp:imtcp_estimate { ... args->bps }
+ * streams, estimates and their withdrawal.
+ * bpftrace: tracepoint:imtcp:imtcp_estimate { ... args->bps }
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM imtcp
@@ -187,6 +188,39 @@ TRACE_EVENT(imtcp_estimate,
 		      __entry->hi_bps, __entry->edge, __entry->srtt_us,
 		      __entry->cwnd, __entry->m, __entry->count, __entry->rse,
 		      __entry->held, __entry->bucket)
+);
+
+TRACE_DEFINE_ENUM(IMTCP_REASON_NONE);
+TRACE_DEFINE_ENUM(IMTCP_REASON_ENVELOPE);
+TRACE_DEFINE_ENUM(IMTCP_REASON_HOLDS_FAILING);
+TRACE_DEFINE_ENUM(IMTCP_REASON_WRITES_SHORT);
+
+/*
+ * An estimate is withdrawn: the socket shows none from now on. @bps is
+ * the estimate withdrawn, @shown whether it had been published (0: the
+ * measurement that made it was found wanting before it was), @reason
+ * why (IMTCP_REASON_*, the socket's reason from now on).
+ */
+TRACE_EVENT(imtcp_withdraw,
+	    TP_PROTO(u64 cookie, u64 bps, u32 shown, u32 reason),
+	    TP_ARGS(cookie, bps, shown, reason),
+	    TP_STRUCT__entry(__field(u64, cookie)
+			     __field(u64, bps)
+			     __field(u32, shown)
+			     __field(u32, reason)
+	    ),
+	    TP_fast_assign(__entry->cookie = cookie;
+			   __entry->bps = bps;
+			   __entry->shown = shown;
+			   __entry->reason = reason;
+	    ),
+	    TP_printk("cookie=%llu bps=%llu shown=%u reason=%s",
+		      __entry->cookie, __entry->bps, __entry->shown,
+		      __print_symbolic(__entry->reason,
+				       { IMTCP_REASON_NONE, "none" },
+				       { IMTCP_REASON_ENVELOPE, "above-envelope" },
+				       { IMTCP_REASON_HOLDS_FAILING, "holds-failing" },
+				       { IMTCP_REASON_WRITES_SHORT, "writes-short" }))
 );
 
 #endif /* _IMTCP_TRACE_H */

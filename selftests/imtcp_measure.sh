@@ -213,8 +213,10 @@ test_app_limited() {
 # late joins the next into one write, which can lift the reason for two
 # frames). Before, a first result from a hold that gathered two frames
 # stood as its estimate for the whole transfer (2.9 C, traced).
+# Every estimate it did publish is withdrawn, and traced so (withdrawn).
 test_short_writes() {
 	local port=5311 i
+	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw || fail "tracing"
 	timed_send imtcp $port 12 -r 2 > "$WORK/short.xfer" &
 	sleep 4.5
 	for i in $(seq 8); do
@@ -222,7 +224,10 @@ test_short_writes() {
 		sleep 0.5
 	done
 	wait
+	trace_stop "$WORK/short.trace"
 	cat "$WORK/short.xfer"
+	withdrawn "$WORK/short.trace" "$(field cookie "$(cat "$WORK/short.xfer")")" ||
+		fail "an estimate was taken back without imtcp_withdraw"
 	python3 - "$WORK"/short.[1-8] <<'PY' || fail "short writes"
 import json, sys
 rows = []
@@ -237,6 +242,37 @@ said = sum(r["estimate_bps"] == 0 and r["reason"] == "writes-short"
 print(f"{said} of {len(rows)} samples: no estimate, writes-short")
 assert len(rows) == 8, "the socket was not found every time"
 assert said >= 6
+PY
+}
+
+# withdrawn TRACE COOKIE: the tracepoint imtcp_withdraw has its fields,
+# and every estimate the socket published (imtcp_estimate) was later
+# withdrawn (imtcp_withdraw, shown=1, reason writes-short): the socket
+# ends with none (test_short_writes checks that). A withdrawal of a
+# result never shown (shown=0) may come at any time; one that says it
+# was shown must follow an estimate.
+withdrawn() {
+	local fmt=$TRACEFS/events/imtcp/imtcp_withdraw/format f
+	for f in cookie bps shown reason; do
+		grep -q "field:.* $f;" "$fmt" || { echo "no field $f in $fmt"; return 1; }
+	done
+	[ -n "$2" ] || { echo "no cookie"; return 1; }
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+shown = False
+for line in open(sys.argv[1]):
+    m = re.search(r"(imtcp_estimate|imtcp_withdraw): cookie=(\d+) (.*)", line)
+    if not m or m.group(2) != sys.argv[2]:
+        continue
+    print(line.strip())
+    if m.group(1) == "imtcp_estimate":
+        shown = True
+        continue
+    assert "reason=writes-short" in m.group(3), "withdrawn for another reason"
+    if "shown=1" in m.group(3):
+        assert shown, "withdrew an estimate that was not shown"
+        shown = False
+assert not shown, "the last estimate shown was not withdrawn"
 PY
 }
 

@@ -105,8 +105,8 @@ enum imtcp_state {
  * WRITES_SHORT: the application's last two finished writes were each
  * shorter than IMTCP_WRITE_SEGS_MIN full segments, too short for a
  * stream; an estimate from the connection's first result alone is
- * withdrawn then (without an event), and the next result is taken as a
- * first one.
+ * withdrawn then (no netlink event; the tracepoint imtcp_withdraw
+ * tells), and the next result is taken as a first one.
  */
 enum {
 	IMTCP_REASON_NONE,
