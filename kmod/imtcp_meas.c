@@ -428,8 +428,7 @@ static bool out_of_envelope(struct imtcp_meas *meas, u64 fit_bps)
 		return false;
 	}
 	WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_ENVELOPE);
-	unpublish(meas, READ_ONCE(meas->entry.pub.estimate_bps),
-		  IMTCP_REASON_ENVELOPE);
+	unpublish(meas, 0, IMTCP_REASON_ENVELOPE);
 	imtcp_count_out_of_envelope(meas->entry.net);
 	return true;
 }
