@@ -18,7 +18,9 @@
 # BENCH_HOLD_BUDGET (1-100) sets the module parameter hold_budget for
 # the run (default: the module's, 2); BENCH_MPTCP_RMEM ("MIN DEFAULT
 # MAX" bytes) the receiver's net.ipv4.tcp_rmem, whose default and
-# maximum bound the connection-level receive window.
+# maximum bound the connection-level receive window; BENCH_MPTCP_WMEM
+# the sender's net.ipv4.tcp_wmem (6.1 sizes an MPTCP connection's send
+# buffer from its subflows' sk_sndbuf, which tcp_wmem's default starts).
 # Output in $IMTCP_OUT (or build/bench): mptcp.csv (one row per
 # transfer), mptcp.md (the table).
 export TOPO_MTU=1500
@@ -58,6 +60,11 @@ if [ -n "${BENCH_MPTCP_RMEM:-}" ]; then
 		{ echo "BENCH_MPTCP_RMEM: three numbers of bytes" >&2; exit 2; }
 fi
 RMEM=$(ip netns exec "$NS_RCV" sysctl -n net.ipv4.tcp_rmem | tr '\t' ' ')
+if [ -n "${BENCH_MPTCP_WMEM:-}" ]; then
+	ip netns exec "$NS_SND" sysctl -qw net.ipv4.tcp_wmem="$BENCH_MPTCP_WMEM" ||
+		{ echo "BENCH_MPTCP_WMEM: three numbers of bytes" >&2; exit 2; }
+	echo "sender's tcp_wmem: $(ip netns exec "$NS_SND" sysctl -n net.ipv4.tcp_wmem | tr '\t' ' ')"
+fi
 
 # run VARIANT: one transfer; appends its row to the CSV
 run() {
