@@ -469,9 +469,12 @@ static void holds_reason(struct imtcp_meas *meas)
  */
 static bool withdraw_if_short(struct imtcp_meas *meas)
 {
-	u64 bps = meas->est.estimate_bps;
+	u64 bps;
 
-	if (!imtcp_cu_writes_short(&meas->cu) || !imtcp_est_withdraw(&meas->est))
+	if (!imtcp_cu_writes_short(&meas->cu))
+		return false;
+	bps = meas->est.estimate_bps;	/* imtcp_est_withdraw zeroes it */
+	if (!imtcp_est_withdraw(&meas->est))
 		return false;
 	unpublish(meas, bps, IMTCP_REASON_WRITES_SHORT);
 	return true;
