@@ -392,20 +392,28 @@ static void publish_estimate(struct imtcp_meas *meas, u64 busy_bps)
 	WRITE_ONCE(meas->info->measurements, meas->est.count);
 	WRITE_ONCE(meas->info->est_jiffies, now);
 	WRITE_ONCE(meas->info->estimate_bps, meas->est.estimate_bps);
+	meas->hidden = false;
 }
 
 /*
  * The socket shows no estimate from now on (TCP_CC_INFO's and the
  * registry's read 0). One that was there, or @bps (0: none) that the
  * estimator withdrew before it was shown, is traced as withdrawn, for
- * @why.
+ * @why; one that was there is also told to netlink listeners, who saw
+ * it, with @why as the socket's reason (which writes_reason() would set
+ * in this step anyway).
  */
 static void unpublish(struct imtcp_meas *meas, u64 bps, u8 why)
 {
 	u64 shown_bps = READ_ONCE(meas->entry.pub.estimate_bps);
 
+	meas->hidden = true;
 	WRITE_ONCE(meas->entry.pub.estimate_bps, 0);
 	WRITE_ONCE(meas->info->estimate_bps, 0);
+	if (shown_bps) {
+		WRITE_ONCE(meas->entry.pub.reason, why);
+		imtcp_nl_withdraw_event(&meas->entry, shown_bps);
+	}
 	if (shown_bps || bps)
 		trace_imtcp_withdraw(meas->entry.cookie, shown_bps ? shown_bps : bps,
 				     shown_bps != 0, why);
@@ -634,15 +642,19 @@ static void track_busy(struct sock *sk, struct imtcp_meas *meas,
  * rate within 4-8 srtt, where a thin window's next result may be
  * seconds away. Only what is published moves (and back up, to the
  * estimate, when the cap rises again); the estimate itself, and so its
- * smoothing, changes only with results. Nothing is published beyond the
- * envelope (out_of_envelope), and nothing changes here then.
+ * smoothing, changes only with results. An estimate unpublished (beyond
+ * the envelope, or withdrawn: unpublish) is not shown here again: only
+ * the next estimate taken is, with its netlink event. Before, a result
+ * inside the envelope that was not taken let the old estimate show
+ * again with no event, and each next result beyond the envelope
+ * withdrew it once more (traced in the VM: four withdrawals of the
+ * same 4.8 Mbit/s estimate after the path went from 5 to 50 Mbit/s).
  */
 static void publish_capped(struct imtcp_meas *meas)
 {
 	u64 est_bps = meas->est.estimate_bps, pub_bps;
 
-	if (!est_bps ||
-	    READ_ONCE(meas->entry.pub.reason) == IMTCP_REASON_ENVELOPE)
+	if (!est_bps || meas->hidden)
 		return;
 	pub_bps = imtcp_busy_capped(est_bps, &meas->busy);
 	if (pub_bps == READ_ONCE(meas->entry.pub.estimate_bps))

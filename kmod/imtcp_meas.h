@@ -52,6 +52,7 @@ struct imtcp_meas {
 	u16 saved_gso_max_segs;		/* while a stream goes out */
 	u16 gso_segs;			/* what we set it to meanwhile */
 	bool shaped;			/* gso_max_segs is ours */
+	bool hidden;			/* unpublished until an estimate is taken */
 };
 
 int imtcp_meas_init(void);

@@ -2,7 +2,8 @@
 /*
  * The generic netlink family "imtcp" (kmod/uapi/imtcp.h): the registry's
  * sockets (imtcp_registry.c) one by one or as a dump, a namespace's
- * counters, and an event per new estimate to listeners.
+ * counters, and to listeners an event per new estimate and per estimate
+ * taken back.
  *
  * Dumps go in registry order and resume after the last socket sent, so a
  * socket that exists for the whole dump is reported exactly once. Only
@@ -86,22 +87,28 @@ static size_t sock_msg_size(const struct imtcp_entry *e)
 					     sizeof(struct in6_addr);
 
 	return nlmsg_total_size(GENL_HDRLEN) +
-	       11 * nla_total_size_64bit(sizeof(u64)) +	/* cookie .. busy */
+	       12 * nla_total_size_64bit(sizeof(u64)) +	/* cookie .. withdrawn */
 	       8 * nla_total_size(sizeof(u32)) +	/* ports, age .. cwnd */
 	       6 * nla_total_size(sizeof(u8)) +		/* family .. mptcp */
 	       2 * nla_total_size(addr);
 }
 
-/* One socket as one message. */
+/*
+ * One socket as one message; a withdrawal's (IMTCP_CMD_WITHDRAW) also
+ * carries the estimate taken back, @withdrawn_bps.
+ */
 static int fill_sock(struct sk_buff *skb, const struct imtcp_entry *e,
-		     u32 portid, u32 seq, int flags, u8 cmd)
+		     u32 portid, u32 seq, int flags, u8 cmd, u64 withdrawn_bps)
 {
 	void *hdr = genlmsg_put(skb, portid, seq, &imtcp_family, flags, cmd);
 
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u64_64bit(skb, IMTCP_A_COOKIE, e->cookie, IMTCP_A_PAD) ||
-	    put_addrs(skb, e) || put_figures(skb, &e->pub)) {
+	    put_addrs(skb, e) || put_figures(skb, &e->pub) ||
+	    (cmd == IMTCP_CMD_WITHDRAW &&
+	     nla_put_u64_64bit(skb, IMTCP_A_WITHDRAWN, withdrawn_bps,
+			       IMTCP_A_PAD))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -182,7 +189,7 @@ static int reply_if_asked(const struct imtcp_entry *e, void *arg)
 	    !tuple_matches(e, attrs))
 		return 0;
 	q->err = fill_sock(q->msg, e, q->info->snd_portid, q->info->snd_seq,
-			   0, IMTCP_CMD_GET_SOCK);
+			   0, IMTCP_CMD_GET_SOCK, 0);
 	return 1;
 }
 
@@ -220,7 +227,7 @@ static int dump_one(const struct imtcp_entry *e, void *arg)
 
 	return fill_sock(d->skb, e, NETLINK_CB(d->cb->skb).portid,
 			 d->cb->nlh->nlmsg_seq, NLM_F_MULTI,
-			 IMTCP_CMD_GET_SOCK);
+			 IMTCP_CMD_GET_SOCK, 0);
 }
 
 /* cb->args[0]: the id to resume at (U64_MAX: done). */
@@ -273,8 +280,11 @@ static int reset_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/* A new estimate, to listeners in the socket's namespace. */
-void imtcp_nl_estimate_event(const struct imtcp_entry *e)
+/*
+ * @cmd about one socket, to listeners in its namespace: its message, and
+ * for a withdrawal the estimate taken back (@withdrawn_bps).
+ */
+static void sock_event(const struct imtcp_entry *e, u8 cmd, u64 withdrawn_bps)
 {
 	struct net *net = e->net;
 	struct sk_buff *msg;
@@ -284,11 +294,23 @@ void imtcp_nl_estimate_event(const struct imtcp_entry *e)
 	msg = genlmsg_new(sock_msg_size(e), GFP_ATOMIC);
 	if (!msg)
 		return;
-	if (fill_sock(msg, e, 0, 0, 0, IMTCP_CMD_ESTIMATE)) {
+	if (fill_sock(msg, e, 0, 0, 0, cmd, withdrawn_bps)) {
 		nlmsg_free(msg);
 		return;
 	}
 	genlmsg_multicast_netns(&imtcp_family, net, msg, 0, 0, GFP_ATOMIC);
+}
+
+/* A new estimate. */
+void imtcp_nl_estimate_event(const struct imtcp_entry *e)
+{
+	sock_event(e, IMTCP_CMD_ESTIMATE, 0);
+}
+
+/* The estimate shown, @withdrawn_bps, was taken back (e->pub.reason: why). */
+void imtcp_nl_withdraw_event(const struct imtcp_entry *e, u64 withdrawn_bps)
+{
+	sock_event(e, IMTCP_CMD_WITHDRAW, withdrawn_bps);
 }
 
 /*
@@ -340,10 +362,11 @@ static const struct genl_ops imtcp_ops[] = {
 
 /*
  * Estimates as they come: one message per estimate of every imtcp socket
- * in the namespace (GFP_ATOMIC, about 250 bytes, made only while someone
- * listens). Listening takes CAP_NET_ADMIN over the namespace: it makes
- * the kernel work per estimate for every socket, which a dump does not;
- * an unprivileged user reads the same figures by dumping.
+ * in the namespace, and one per estimate withdrawn (GFP_ATOMIC, about
+ * 260 bytes, made only while someone listens). Listening takes
+ * CAP_NET_ADMIN over the namespace: it makes the kernel work per
+ * estimate for every socket, which a dump does not; an unprivileged user
+ * reads the same figures by dumping.
  */
 static const struct genl_multicast_group imtcp_mcgrps[] = {
 	{ .name = IMTCP_MCGRP_ESTIMATES, .flags = GENL_MCAST_CAP_NET_ADMIN },

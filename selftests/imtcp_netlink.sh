@@ -17,6 +17,8 @@
 #   - imtcp-stat -w -j -t receives an event per estimate (JSON per
 #     line), each stamped with the time it arrived (in order, within
 #     the transfer);
+#   - an estimate shown and then taken back (the path turned faster
+#     than the operating envelope) reaches it as a withdraw event;
 #     TCP_CC_INFO and netlink give the same estimate for a socket;
 #   - closing all sockets while dumps run: no error, the count returns to
 #     zero; rmmod works with a monitor still attached.
@@ -163,18 +165,22 @@ test_monitor_needs_admin() {
 	[ $rc = 124 ] || fail "exit $rc, expected 124 (still watching)"
 }
 
+# One estimate event per imtcp_estimate traced, and one withdraw event
+# per estimate shown and taken back (imtcp_withdraw, shown=1): under TCG
+# a result at 50 Mbit/s now and then lands above the envelope (3 in one
+# run of 95), which withdraws the estimate until the next is taken.
 # Also: TCP_CC_INFO (printed by xfer while it keeps the closed
 # connection's socket open) equals GET by cookie. The connection measures
 # without pause (hold_budget=100) so that estimates come within 8 s.
 test_monitor_events() {
-	local n line cookie est got budget=/sys/module/imtcp/parameters/hold_budget
+	local n w line cookie est got budget=/sys/module/imtcp/parameters/hold_budget
 	local old t0
 	old=$(cat $budget)
 	echo 100 > $budget
 	t0=$EPOCHREALTIME
 	ip netns exec "$NS_SND" "$STAT" -w -j -t > "$WORK/events" 2>&1 &
 	local mon=$!
-	trace_start imtcp/imtcp_estimate || fail "tracing"
+	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw || fail "tracing"
 	sleep 1
 	in_rcv "$XFER" recv -p 5401 2>/dev/null &
 	local rcv=$!
@@ -201,17 +207,91 @@ print(r[0]["estimate_bps"] if len(r) == 1 else "none")')
 	trace_stop "$WORK/est.trace"
 	kill "$mon"
 	n=$(grep -c imtcp_estimate "$WORK/est.trace")
-	python3 - "$WORK/events" "$n" "$t0" "$EPOCHREALTIME" <<'PY' || fail "events"
+	w=$(grep -c "imtcp_withdraw: .* shown=1" "$WORK/est.trace")
+	grep -o "imtcp_withdraw: .*" "$WORK/est.trace" | head -n 5
+	python3 - "$WORK/events" "$n" "$t0" "$EPOCHREALTIME" "$w" <<'PY' || fail "events"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 n, t0, t1 = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-print(f"{len(ev)} events, {n} estimates traced")
-assert ev, "no event"
-assert len(ev) == n, "events and estimates differ"
-assert all(e["estimate_bps"] > 0 for e in ev)
+est = [e for e in ev if e["event"] == "estimate"]
+wd = [e for e in ev if e["event"] == "withdraw"]
+print(f"{len(est)} estimate events, {n} estimates traced; "
+      f"{len(wd)} withdraw events, {sys.argv[5]} withdrawals shown traced")
+assert est, "no event"
+assert len(est) == n, "events and estimates differ"
+assert len(wd) == int(sys.argv[5]), "withdraw events and withdrawals differ"
+assert len(est) + len(wd) == len(ev), "events of another kind"
+assert all(e["estimate_bps"] > 0 for e in est)
 t = [e["time"] for e in ev]
 print(f"stamped {t[0] - t0:.3f} .. {t[-1] - t0:.3f} s into {t1 - t0:.3f} s")
 assert t == sorted(t) and t0 <= t[0] and t[-1] <= t1, "time stamps"
+PY
+}
+
+# An estimate taken back reaches the monitor as a withdraw event. With
+# noise_us=5000 the operating envelope is 20.85 Mbit/s (as in
+# imtcp_measure's outside_envelope): the connection starts behind a
+# 5 Mbit/s bottleneck (a bucket of two frames, so that streams queue)
+# and shows estimates; then the bottleneck goes to 50 Mbit/s, the flow
+# is delivered above the envelope, and the estimate shown is withdrawn.
+# Each withdraw event carries the estimate taken back (the traced
+# imtcp_withdraw's, shown=1), estimate 0 and reason above-envelope, and
+# each comes after an estimate event: nothing shows the estimate again
+# without one (it once did, and the same estimate was withdrawn four
+# times).
+test_monitor_withdrawal() {
+	local p=/sys/module/imtcp/parameters noise budget line cookie snd rcv mon
+	noise=$(cat $p/noise_us)
+	budget=$(cat $p/hold_budget)
+	SHAPE_BURST=$TWO_FRAMES shape 5mbit 20 || fail "shaping"
+	ip netns exec "$NS_SND" "$STAT" -w -j > "$WORK/wevents" 2>&1 &
+	mon=$!
+	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw || fail "tracing"
+	echo 5000 > $p/noise_us
+	echo 100 > $p/hold_budget
+	sleep 1
+	in_rcv "$XFER" recv -p 5402 2>/dev/null &
+	rcv=$!
+	in_snd "$XFER" send -c $RCV_ADDR -p 5402 -C imtcp -t 16 -H 4 > "$WORK/wx" &
+	snd=$!
+	sleep 1		# the socket has read the parameters: put them back
+	echo "$noise" > $p/noise_us
+	echo "$budget" > $p/hold_budget
+	sleep 6
+	shape 50mbit 20 || fail "reshaping"
+	wait $snd $rcv
+	trace_stop "$WORK/withdraw.trace"
+	kill "$mon"
+	line=$(cat "$WORK/wx")
+	echo "$line"
+	cookie=$(field cookie "$line")
+	[ -n "$cookie" ] || fail "no transfer"
+	python3 - "$WORK/wevents" "$WORK/withdraw.trace" "$cookie" <<'PY' || fail "withdraw events"
+import json, re, sys
+ck = int(sys.argv[3])
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ev = [e for e in ev if e["cookie"] == ck]
+traced = [int(m.group(1)) for m in
+          (re.search(r"imtcp_withdraw: cookie=%d bps=(\d+) shown=1" % ck, l)
+           for l in open(sys.argv[2])) if m]
+kinds = [e["event"] for e in ev]
+wd = [e for e in ev if e["event"] == "withdraw"]
+print(f"{kinds.count('estimate')} estimate and {len(wd)} withdraw events; "
+      f"withdrawals traced: {traced}")
+for e in wd:
+    print(f'withdrew {e["withdrawn_bps"]} bit/s: estimate {e["estimate_bps"]}, '
+          f'reason {e["reason"]}')
+assert set(kinds) <= {"estimate", "withdraw"}, kinds
+assert "estimate" in kinds, "no estimate at 5 Mbit/s"
+assert wd, "no withdraw event"
+shown = False
+for k in kinds:    # only an estimate shows one again, and with an event
+    assert k == "estimate" or shown, "a withdrawal of none shown"
+    shown = k == "estimate"
+assert all(e["estimate_bps"] == 0 and e["reason"] == "above-envelope"
+           for e in wd)
+assert [e["withdrawn_bps"] for e in wd] == traced, "events and trace differ"
+assert all(b > 0 for b in traced)
 PY
 }
 
@@ -249,13 +329,14 @@ test_close_during_dumps_and_unload() {
 load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 topo_up 50mbit 20 || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
 
-tap_begin 8
+tap_begin 9
 run_test not_loaded_message test_not_loaded
 run_test no_sockets_exit_4 test_no_sockets
 open_many	# here, so that the connections outlive the test functions
 run_test dump_1000_connections test_dump_1000
 run_test other_netns_invisible test_other_netns
 run_test monitor_event_per_estimate test_monitor_events
+run_test monitor_event_per_withdrawal test_monitor_withdrawal
 run_test stats_per_netns test_stats_per_netns
 run_test monitor_needs_admin test_monitor_needs_admin
 run_test close_during_dumps_then_unload test_close_during_dumps_and_unload

@@ -169,10 +169,34 @@ static void mptcp_str(const struct imtcp_row *r, char *buf, size_t len)
 			 r->sf.backup ? "b" : "");
 }
 
+/* The Note column: why no estimate shows, or what bounded the one that does. */
+static void reason_note(const struct imtcp_row *r, char *note, size_t len)
+{
+	char rate[16];
+
+	if (r->reason == IMTCP_REASON_ENVELOPE)
+		snprintf(note, len, "path above %s, see imtcp-stat(8)",
+			 imtcp_rate_str(r->envelope, rate, sizeof(rate)));
+	else if (r->reason == IMTCP_REASON_HOLDS_FAILING)
+		snprintf(note, len,
+			 "holds fail: no bottleneck clocks it, see imtcp-stat(8)");
+	else if (r->reason == IMTCP_REASON_WRITES_SHORT)
+		snprintf(note, len,
+			 "writes too short to measure, see imtcp-stat(8)");
+	else if (r->reason)
+		snprintf(note, len, "reason %u", r->reason);
+	else if (r->est && r->bound == IMTCP_BOUND_CAP)
+		snprintf(note, len, "capped by busy rate, probe %s",
+			 imtcp_rate_str(r->probe_bps, rate, sizeof(rate)));
+	else if (r->est && r->bound == IMTCP_BOUND_FLOOR)
+		snprintf(note, len, "raised to busy rate, probe %s",
+			 imtcp_rate_str(r->probe_bps, rate, sizeof(rate)));
+}
+
 static void print_table_row(const struct imtcp_row *r)
 {
 	char l[64], p[64], e[16], lo[16], hi[16], rg[40], age[16], d[16];
-	char rtt[16], env[16], pr[16], note[64] = "", mp[16];
+	char rtt[16], pr[16], note[128] = "", mp[16];
 
 	endpoint(l, sizeof(l), r->saddr, r->sport, r->family);
 	endpoint(p, sizeof(p), r->daddr, r->dport, r->family);
@@ -184,23 +208,10 @@ static void print_table_row(const struct imtcp_row *r)
 	else
 		snprintf(age, sizeof(age), "-");
 	snprintf(rtt, sizeof(rtt), "%.1fms", r->srtt / 1000.0);
-	if (r->reason == IMTCP_REASON_ENVELOPE)
-		snprintf(note, sizeof(note), "path above %s, see imtcp-stat(8)",
-			 imtcp_rate_str(r->envelope, env, sizeof(env)));
-	else if (r->reason == IMTCP_REASON_HOLDS_FAILING)
-		snprintf(note, sizeof(note),
-			 "holds fail: no bottleneck clocks it, see imtcp-stat(8)");
-	else if (r->reason == IMTCP_REASON_WRITES_SHORT)
-		snprintf(note, sizeof(note),
-			 "writes too short to measure, see imtcp-stat(8)");
-	else if (r->reason)
-		snprintf(note, sizeof(note), "reason %u", r->reason);
-	else if (r->est && r->bound == IMTCP_BOUND_CAP)
-		snprintf(note, sizeof(note), "capped by busy rate, probe %s",
-			 imtcp_rate_str(r->probe_bps, pr, sizeof(pr)));
-	else if (r->est && r->bound == IMTCP_BOUND_FLOOR)
-		snprintf(note, sizeof(note), "raised to busy rate, probe %s",
-			 imtcp_rate_str(r->probe_bps, pr, sizeof(pr)));
+	if (r->cmd == IMTCP_CMD_WITHDRAW)
+		snprintf(note, sizeof(note), "withdrew %s: ",
+			 imtcp_rate_str(r->withdrawn_bps, pr, sizeof(pr)));
+	reason_note(r, note + strlen(note), sizeof(note) - strlen(note));
 	mptcp_str(r, mp, sizeof(mp));
 	if (opt.stamp)
 		print_stamp();
@@ -221,6 +232,11 @@ static void print_json_row(const struct imtcp_row *r)
 		printf("\"time\":%lld.%06ld,", (long long)ts.tv_sec,
 		       ts.tv_nsec / 1000);
 	}
+	if (opt.watch)
+		printf("\"event\":\"%s\",", r->cmd == IMTCP_CMD_WITHDRAW ?
+		       "withdraw" : "estimate");
+	if (r->cmd == IMTCP_CMD_WITHDRAW)
+		printf("\"withdrawn_bps\":%" PRIu64 ",", r->withdrawn_bps);
 	printf("\"cookie\":%" PRIu64 ",\"family\":\"%s\","
 	       "\"local\":{\"addr\":\"%s\",\"port\":%u},"
 	       "\"peer\":{\"addr\":\"%s\",\"port\":%u},"
@@ -298,13 +314,17 @@ static void group_rows(struct imtcp_row *r, int n)
 	qsort(r, n, sizeof(*r), by_connection);
 }
 
-/* An event from the estimates group: show it now. */
+/*
+ * An event from the estimates group (an estimate, or one withdrawn):
+ * show it now. Events a later module may add are skipped.
+ */
 static int cb_event(const struct nlmsghdr *nlh, void *data)
 {
 	struct imtcp_row r;
 
 	imtcp_row_parse(nlh, &r);
-	if (!r.has_cookie || !matches(&r))
+	if ((r.cmd != IMTCP_CMD_ESTIMATE && r.cmd != IMTCP_CMD_WITHDRAW) ||
+	    !r.has_cookie || !matches(&r))
 		return MNL_CB_OK;
 	imtcp_rows_find_subflows(&r, 1);
 	show(&r);
@@ -422,7 +442,7 @@ static void usage(FILE *f)
 		"Show the available-bandwidth estimates of imtcp connections in this\n"
 		"network namespace.\n\n"
 		"  -j, --json          JSON: one document; with -w one object per line\n"
-		"  -w, --watch         stream each estimate as it is made (= monitor)\n"
+		"  -w, --watch         stream each estimate, and each withdrawn, as it comes (= monitor)\n"
 		"  -i, --interval SEC  list again every SEC seconds\n"
 		"  -t, --timestamp     begin each row with the time it was read\n"
 		"  -s, --stats         this network namespace's statistics\n"

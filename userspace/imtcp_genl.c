@@ -165,6 +165,9 @@ void imtcp_row_parse(const struct nlmsghdr *nlh, struct imtcp_row *r)
 	const struct nlattr *a;
 
 	memset(r, 0, sizeof(*r));
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(struct genlmsghdr))
+		r->cmd = ((const struct genlmsghdr *)
+			  mnl_nlmsg_get_payload(nlh))->cmd;
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		switch (mnl_attr_get_type(a)) {
 		case IMTCP_A_COOKIE: r->cookie = mnl_attr_get_u64(a);
@@ -197,6 +200,8 @@ void imtcp_row_parse(const struct nlmsghdr *nlh, struct imtcp_row *r)
 		case IMTCP_A_BUSY: r->busy_bps = mnl_attr_get_u64(a); break;
 		case IMTCP_A_BOUND: r->bound = mnl_attr_get_u8(a); break;
 		case IMTCP_A_MPTCP: r->mptcp = mnl_attr_get_u8(a); break;
+		case IMTCP_A_WITHDRAWN:
+			r->withdrawn_bps = mnl_attr_get_u64(a); break;
 		}
 	}
 }

@@ -26,8 +26,10 @@ struct imtcp_genl {
 struct imtcp_row {
 	uint64_t cookie, est, raw, lo, hi, dlv, hold, stream, envelope;
 	uint64_t probe_bps, busy_bps;
+	uint64_t withdrawn_bps;		/* IMTCP_CMD_WITHDRAW's */
 	uint32_t age, meas, fail, srtt, minrtt, cwnd;
 	uint8_t family, state, m, reason, bound;
+	uint8_t cmd;			/* the message's IMTCP_CMD_* */
 	uint16_t sport, dport;
 	char saddr[INET6_ADDRSTRLEN], daddr[INET6_ADDRSTRLEN];
 	bool has_cookie;

@@ -30,6 +30,7 @@ enum {
 	IMTCP_CMD_GET_STATS,	/* counters of the caller's netns */
 	IMTCP_CMD_RESET_STATS,	/* zero them; CAP_NET_ADMIN over the netns */
 	IMTCP_CMD_ESTIMATE,	/* event on IMTCP_MCGRP_ESTIMATES */
+	IMTCP_CMD_WITHDRAW,	/* event: an estimate shown was taken back */
 
 	__IMTCP_CMD_MAX,
 	IMTCP_CMD_MAX = __IMTCP_CMD_MAX - 1
@@ -73,6 +74,7 @@ enum {
 	IMTCP_A_BUSY,		/* u64: busy-link delivery rate, bit/s (0: none) */
 	IMTCP_A_BOUND,		/* u8: IMTCP_BOUND_*, did IMTCP_A_BUSY move it */
 	IMTCP_A_MPTCP,		/* u8: 1 if a subflow of an MPTCP connection */
+	IMTCP_A_WITHDRAWN,	/* u64: the estimate taken back, bit/s (WITHDRAW) */
 
 	__IMTCP_A_MAX,
 	IMTCP_A_MAX = __IMTCP_A_MAX - 1
@@ -105,8 +107,11 @@ enum imtcp_state {
  * WRITES_SHORT: the application's last two finished writes were each
  * shorter than IMTCP_WRITE_SEGS_MIN full segments, too short for a
  * stream; an estimate from the connection's first result alone is
- * withdrawn then (no netlink event; the tracepoint imtcp_withdraw
- * tells), and the next result is taken as a first one.
+ * withdrawn then, and the next result is taken as a first one.
+ * An estimate shown that is taken back (ENVELOPE or WRITES_SHORT) is
+ * told to the estimates group as IMTCP_CMD_WITHDRAW: the socket's
+ * attributes as they are now (IMTCP_A_ESTIMATE 0, IMTCP_A_REASON why)
+ * and IMTCP_A_WITHDRAWN, the estimate that was shown.
  */
 enum {
 	IMTCP_REASON_NONE,
