@@ -12,7 +12,7 @@ PKGS="build-essential make gcc libc6-dev linux-libc-dev kmod cpio gzip
 linux-image-amd64 linux-headers-amd64 linux-source-6.1
 qemu-system-x86 busybox-static iproute2 iperf3 bpftrace sparse tcpdump
 iputils-ping dkms debhelper dh-dkms
-perl python3 procps libmnl-dev codespell"
+perl python3 python3-yaml procps libmnl-dev codespell"
 [ "${1:-}" = --bench ] && PKGS="$PKGS python3-matplotlib"
 
 missing=""
