@@ -240,12 +240,14 @@ PY
 # without one (it once did, and the same estimate was withdrawn four
 # times).
 test_monitor_withdrawal() {
-	local p=/sys/module/imtcp/parameters noise budget line cookie snd rcv mon
+	local p=/sys/module/imtcp/parameters noise budget line cookie snd rcv mon tmon
 	noise=$(cat $p/noise_us)
 	budget=$(cat $p/hold_budget)
 	SHAPE_BURST=$TWO_FRAMES shape 5mbit 20 || fail "shaping"
 	ip netns exec "$NS_SND" "$STAT" -w -j > "$WORK/wevents" 2>&1 &
 	mon=$!
+	ip netns exec "$NS_SND" "$STAT" -w > "$WORK/wtable" 2>&1 &
+	tmon=$!
 	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw || fail "tracing"
 	echo 5000 > $p/noise_us
 	echo 100 > $p/hold_budget
@@ -261,7 +263,11 @@ test_monitor_withdrawal() {
 	shape 50mbit 20 || fail "reshaping"
 	wait $snd $rcv
 	trace_stop "$WORK/withdraw.trace"
-	kill "$mon"
+	kill "$mon" "$tmon"
+	# the table's row: no estimate, and the Note says what and why
+	grep "withdrew" "$WORK/wtable" | head -n 2
+	grep -Eq " - .*withdrew [0-9.]+Mbps: path above 20\.9Mbps" "$WORK/wtable" ||
+		fail "no withdrawal row in imtcp-stat -w's table"
 	line=$(cat "$WORK/wx")
 	echo "$line"
 	cookie=$(field cookie "$line")
