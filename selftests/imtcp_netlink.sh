@@ -16,10 +16,11 @@
 #     (unshare -Urn) resets its counters and not the init namespace's;
 #   - imtcp-stat -w -j -t receives an event per estimate (JSON per
 #     line), each stamped with the time it arrived (in order, within
-#     the transfer);
-#   - an estimate shown and then taken back (the path turned faster
-#     than the operating envelope) reaches it as a withdraw event;
+#     the transfer), and one per estimate withdrawn;
 #     TCP_CC_INFO and netlink give the same estimate for a socket;
+#   - an estimate shown and then taken back (the path turned faster
+#     than the operating envelope) reaches it as a withdraw event, and
+#     -w's table as a row whose Note says so;
 #   - closing all sockets while dumps run: no error, the count returns to
 #     zero; rmmod works with a monitor still attached.
 source "$(dirname "$0")/lib.sh"
