@@ -408,6 +408,7 @@ static void unpublish(struct imtcp_meas *meas, u64 bps, u8 why)
 	u64 shown_bps = READ_ONCE(meas->entry.pub.estimate_bps);
 
 	meas->hidden = true;
+	meas->told_bps = 0;
 	WRITE_ONCE(meas->entry.pub.estimate_bps, 0);
 	WRITE_ONCE(meas->info->estimate_bps, 0);
 	if (shown_bps) {
@@ -549,6 +550,8 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	publish_estimate(meas, busy);
 	imtcp_count_estimate(meas->entry.net);
 	imtcp_nl_estimate_event(&meas->entry);
+	meas->told_bps = meas->est.estimate_bps;
+	meas->told_us = tp->tcp_mstamp;
 	trace_imtcp_estimate(meas->entry.cookie, &meas->est, fit, busy, busy_floor, edge,
 			     tp->srtt_us >> 3, tcp_snd_cwnd(tp), meas->cu.m, rse);
 }
@@ -637,6 +640,26 @@ static void track_busy(struct sock *sk, struct imtcp_meas *meas,
 }
 
 /*
+ * Tell netlink listeners (and the imtcp_move tracepoint) that the figure
+ * shown is now @bps, if that is news to them (imtcp_busy_move_news):
+ * otherwise a sender that picks its rate from the events would keep the
+ * last estimate through a fall the socket itself already shows.
+ */
+static void tell_move(const struct sock *sk, struct imtcp_meas *meas, u64 bps)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!imtcp_busy_move_news(bps, meas->told_bps, tp->tcp_mstamp,
+				  meas->told_us, tp->srtt_us >> 3))
+		return;
+	trace_imtcp_move(meas->entry.cookie, bps, meas->told_bps,
+			 READ_ONCE(meas->entry.pub.busy_bps));
+	imtcp_nl_move_event(&meas->entry);
+	meas->told_bps = bps;
+	meas->told_us = tp->tcp_mstamp;
+}
+
+/*
  * Between results, the published estimate stays under the busy-link cap
  * as it is now (core/imtcp_busy.c): a fall of A shows in the delivery
  * rate within 4-8 srtt, where a thin window's next result may be
@@ -649,21 +672,23 @@ static void track_busy(struct sock *sk, struct imtcp_meas *meas,
  * again with no event, and each next result beyond the envelope
  * withdrew it once more (traced in the VM: four withdrawals of the
  * same 4.8 Mbit/s estimate after the path went from 5 to 50 Mbit/s).
+ * A move listeners have not heard of is told to them (tell_move).
  */
-static void publish_capped(struct imtcp_meas *meas)
+static void publish_capped(struct sock *sk, struct imtcp_meas *meas)
 {
 	u64 est_bps = meas->est.estimate_bps, pub_bps;
 
 	if (!est_bps || meas->hidden)
 		return;
 	pub_bps = imtcp_busy_capped(est_bps, &meas->busy);
-	if (pub_bps == READ_ONCE(meas->entry.pub.estimate_bps))
-		return;
-	WRITE_ONCE(meas->entry.pub.busy_bps, imtcp_busy_bps(&meas->busy));
-	WRITE_ONCE(meas->entry.pub.bound,
-		   pub_bps < est_bps ? IMTCP_HELD_CAP : meas->est.held);
-	WRITE_ONCE(meas->entry.pub.estimate_bps, pub_bps);
-	WRITE_ONCE(meas->info->estimate_bps, pub_bps);
+	if (pub_bps != READ_ONCE(meas->entry.pub.estimate_bps)) {
+		WRITE_ONCE(meas->entry.pub.busy_bps, imtcp_busy_bps(&meas->busy));
+		WRITE_ONCE(meas->entry.pub.bound,
+			   pub_bps < est_bps ? IMTCP_HELD_CAP : meas->est.held);
+		WRITE_ONCE(meas->entry.pub.estimate_bps, pub_bps);
+		WRITE_ONCE(meas->info->estimate_bps, pub_bps);
+	}
+	tell_move(sk, meas, pub_bps);
 }
 
 /*
@@ -692,7 +717,7 @@ void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *meas,
 	publish_path(sk, meas);
 	track_delivery(sk, meas, rs);
 	track_busy(sk, meas, rs);
-	publish_capped(meas);
+	publish_capped(sk, meas);
 	if (meas->cu.state != IMTCP_STATE_OFF)
 		take_sample(sk, meas, rs);
 	step(sk, meas);

@@ -2,8 +2,9 @@
 /*
  * The generic netlink family "imtcp" (kmod/uapi/imtcp.h): the registry's
  * sockets (imtcp_registry.c) one by one or as a dump, a namespace's
- * counters, and to listeners an event per new estimate and per estimate
- * taken back.
+ * counters, and to listeners an event per new estimate, per estimate
+ * taken back, and per move of the figure shown between results that is
+ * news (imtcp_busy_move_news).
  *
  * Dumps go in registry order and resume after the last socket sent, so a
  * socket that exists for the whole dump is reported exactly once. Only
@@ -313,6 +314,12 @@ void imtcp_nl_withdraw_event(const struct imtcp_entry *e, u64 withdrawn_bps)
 	sock_event(e, IMTCP_CMD_WITHDRAW, withdrawn_bps);
 }
 
+/* The busy cap moved the figure shown (e->pub.estimate_bps) between results. */
+void imtcp_nl_move_event(const struct imtcp_entry *e)
+{
+	sock_event(e, IMTCP_CMD_MOVE, 0);
+}
+
 /*
  * Requests may carry only these; anything else is refused (strict
  * validation: unknown types, types above the command's maxattr and
@@ -362,7 +369,8 @@ static const struct genl_ops imtcp_ops[] = {
 
 /*
  * Estimates as they come: one message per estimate of every imtcp socket
- * in the namespace, and one per estimate withdrawn (GFP_ATOMIC, about
+ * in the namespace, one per estimate withdrawn and one per move of the
+ * figure shown between results that is news (GFP_ATOMIC, about
  * 260 bytes, made only while someone listens). Listening takes
  * CAP_NET_ADMIN over the namespace: it makes the kernel work per
  * estimate for every socket, which a dump does not; an unprivileged user

@@ -9,5 +9,6 @@ int imtcp_nl_init(void);
 void imtcp_nl_exit(void);
 void imtcp_nl_estimate_event(const struct imtcp_entry *e);
 void imtcp_nl_withdraw_event(const struct imtcp_entry *e, u64 withdrawn_bps);
+void imtcp_nl_move_event(const struct imtcp_entry *e);
 
 #endif /* _IMTCP_NL_H */

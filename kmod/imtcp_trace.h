@@ -223,6 +223,30 @@ TRACE_EVENT(imtcp_withdraw,
 				       { IMTCP_REASON_WRITES_SHORT, "writes-short" }))
 );
 
+/*
+ * The figure shown moved between results (the busy cap) far enough from
+ * what netlink listeners last heard to tell them (imtcp_busy_move_news):
+ * @bps shown now, @told_bps what they had heard, @busy_bps the busy rate
+ * the cap comes from. Fired whether or not anyone listens.
+ */
+TRACE_EVENT(imtcp_move,
+	    TP_PROTO(u64 cookie, u64 bps, u64 told_bps, u64 busy_bps),
+	    TP_ARGS(cookie, bps, told_bps, busy_bps),
+	    TP_STRUCT__entry(__field(u64, cookie)
+			     __field(u64, bps)
+			     __field(u64, told_bps)
+			     __field(u64, busy_bps)
+	    ),
+	    TP_fast_assign(__entry->cookie = cookie;
+			   __entry->bps = bps;
+			   __entry->told_bps = told_bps;
+			   __entry->busy_bps = busy_bps;
+	    ),
+	    TP_printk("cookie=%llu bps=%llu told_bps=%llu busy_bps=%llu",
+		      __entry->cookie, __entry->bps, __entry->told_bps,
+		      __entry->busy_bps)
+);
+
 #endif /* _IMTCP_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -16,11 +16,14 @@
 #     (unshare -Urn) resets its counters and not the init namespace's;
 #   - imtcp-stat -w -j -t receives an event per estimate (JSON per
 #     line), each stamped with the time it arrived (in order, within
-#     the transfer), and one per estimate withdrawn;
+#     the transfer), one per estimate withdrawn, one per move;
 #     TCP_CC_INFO and netlink give the same estimate for a socket;
 #   - an estimate shown and then taken back (the path turned faster
 #     than the operating envelope) reaches it as a withdraw event, and
 #     -w's table as a row whose Note says so;
+#   - when the path falls, the figure shown follows the busy cap down
+#     between results, and listeners hear it as move events: at every
+#     dump the figure last heard is near the dump's;
 #   - closing all sockets while dumps run: no error, the count returns to
 #     zero; rmmod works with a monitor still attached.
 source "$(dirname "$0")/lib.sh"
@@ -174,14 +177,15 @@ test_monitor_needs_admin() {
 # connection's socket open) equals GET by cookie. The connection measures
 # without pause (hold_budget=100) so that estimates come within 8 s.
 test_monitor_events() {
-	local n w line cookie est got budget=/sys/module/imtcp/parameters/hold_budget
+	local n w mv line cookie est got budget=/sys/module/imtcp/parameters/hold_budget
 	local old t0
 	old=$(cat $budget)
 	echo 100 > $budget
 	t0=$EPOCHREALTIME
 	ip netns exec "$NS_SND" "$STAT" -w -j -t > "$WORK/events" 2>&1 &
 	local mon=$!
-	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw || fail "tracing"
+	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw imtcp/imtcp_move ||
+		fail "tracing"
 	sleep 1
 	in_rcv "$XFER" recv -p 5401 2>/dev/null &
 	local rcv=$!
@@ -209,19 +213,23 @@ print(r[0]["estimate_bps"] if len(r) == 1 else "none")')
 	kill "$mon"
 	n=$(grep -c imtcp_estimate "$WORK/est.trace")
 	w=$(grep -c "imtcp_withdraw: .* shown=1" "$WORK/est.trace")
+	mv=$(grep -c "imtcp_move: " "$WORK/est.trace")
 	grep -o "imtcp_withdraw: .*" "$WORK/est.trace" | head -n 5
-	python3 - "$WORK/events" "$n" "$t0" "$EPOCHREALTIME" "$w" <<'PY' || fail "events"
+	python3 - "$WORK/events" "$n" "$t0" "$EPOCHREALTIME" "$w" "$mv" <<'PY' || fail "events"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 n, t0, t1 = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 est = [e for e in ev if e["event"] == "estimate"]
 wd = [e for e in ev if e["event"] == "withdraw"]
+mv = [e for e in ev if e["event"] == "move"]
 print(f"{len(est)} estimate events, {n} estimates traced; "
-      f"{len(wd)} withdraw events, {sys.argv[5]} withdrawals shown traced")
+      f"{len(wd)} withdraw events, {sys.argv[5]} withdrawals shown traced; "
+      f"{len(mv)} move events, {sys.argv[6]} moves traced")
 assert est, "no event"
 assert len(est) == n, "events and estimates differ"
 assert len(wd) == int(sys.argv[5]), "withdraw events and withdrawals differ"
-assert len(est) + len(wd) == len(ev), "events of another kind"
+assert len(mv) == int(sys.argv[6]), "move events and moves differ"
+assert len(est) + len(wd) + len(mv) == len(ev), "events of another kind"
 assert all(e["estimate_bps"] > 0 for e in est)
 t = [e["time"] for e in ev]
 print(f"stamped {t[0] - t0:.3f} .. {t[-1] - t0:.3f} s into {t1 - t0:.3f} s")
@@ -288,17 +296,118 @@ print(f"{kinds.count('estimate')} estimate and {len(wd)} withdraw events; "
 for e in wd:
     print(f'withdrew {e["withdrawn_bps"]} bit/s: estimate {e["estimate_bps"]}, '
           f'reason {e["reason"]}')
-assert set(kinds) <= {"estimate", "withdraw"}, kinds
+assert set(kinds) <= {"estimate", "withdraw", "move"}, kinds
 assert "estimate" in kinds, "no estimate at 5 Mbit/s"
 assert wd, "no withdraw event"
 shown = False
 for k in kinds:    # only an estimate shows one again, and with an event
-    assert k == "estimate" or shown, "a withdrawal of none shown"
-    shown = k == "estimate"
+    assert k == "estimate" or shown, f"a {k} of none shown"
+    shown = k != "withdraw"
 assert all(e["estimate_bps"] == 0 and e["reason"] == "above-envelope"
            for e in wd)
 assert [e["withdrawn_bps"] for e in wd] == traced, "events and trace differ"
 assert all(b > 0 for b in traced)
+PY
+}
+
+# Between results the figure a socket shows follows the busy cap down
+# (a fall of A shows in the delivery rate within 4-8 srtt, where a thin
+# window's next result may be seconds away); listeners hear that as
+# move events, so that what they last heard stays near what a dump
+# reads. A bulk flow behind 20 Mbit/s, the bottleneck then at 4, with
+# hold_budget=1 (results after the fall 1-4 s apart, as a thin
+# window's are; with 2 the next result came 0.2-1.1 s after the move,
+# and the dumps in between fell within the tolerance below): at
+# each dump (four a second) the figure last heard (the latest event's,
+# any kind) is within a quarter of the dump's, or an event within the
+# next 0.5 s is (the events are an srtt apart at most, and stamped as
+# they arrive). Before the move events, listeners kept the figure of
+# the last result until the next one (old3: 19.0 Mbit/s heard while the
+# socket showed 4.9, 1.1-1.4 s after the fall). Each move event is the
+# traced imtcp_move's figure, in order; -w's table shows a move as a
+# row whose Note says so.
+test_monitor_moves() {
+	local snd rcv mon dmp tmon line cookie tfall budget
+	local p=/sys/module/imtcp/parameters
+	budget=$(cat $p/hold_budget)
+	SHAPE_BURST=$TWO_FRAMES shape 20mbit 20 || fail "shaping"
+	ip netns exec "$NS_SND" "$STAT" -w -j -t dport 5403 > "$WORK/mevents" 2>&1 &
+	mon=$!
+	ip netns exec "$NS_SND" "$STAT" -i 0.25 -j -t dport 5403 > "$WORK/mdumps" 2>&1 &
+	dmp=$!
+	ip netns exec "$NS_SND" "$STAT" -w dport 5403 > "$WORK/mtable" 2>&1 &
+	tmon=$!
+	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw imtcp/imtcp_move ||
+		fail "tracing"
+	sleep 1
+	in_rcv "$XFER" recv -p 5403 2>/dev/null &
+	rcv=$!
+	echo 1 > $p/hold_budget
+	in_snd "$XFER" send -c $RCV_ADDR -p 5403 -C imtcp -t 14 > "$WORK/mx" &
+	snd=$!
+	sleep 1		# the socket has read the parameter: put it back
+	echo "$budget" > $p/hold_budget
+	sleep 5
+	tfall=$EPOCHREALTIME
+	SHAPE_BURST=$TWO_FRAMES shape 4mbit 20 || fail "reshaping"
+	wait $snd $rcv
+	sleep 0.5
+	trace_stop "$WORK/move.trace"
+	kill "$mon" "$dmp" "$tmon"
+	shape 50mbit 20 || fail "reshaping back"
+	# the table's row: the figure shown, and the Note says it moved
+	grep "moved: " "$WORK/mtable" | head -n 2
+	grep -Eq " [0-9.]+[KM]bps .*moved: capped by busy rate, probe [0-9.]+Mbps" \
+		"$WORK/mtable" || fail "no move row in imtcp-stat -w's table"
+	line=$(cat "$WORK/mx")
+	echo "$line"
+	cookie=$(field cookie "$line")
+	[ -n "$cookie" ] || fail "no transfer"
+	python3 - "$WORK/mevents" "$WORK/mdumps" "$WORK/move.trace" "$cookie" \
+		"$tfall" <<'PY' || fail "move events"
+import json, re, sys
+ck, tfall = int(sys.argv[4]), float(sys.argv[5])
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ev = [e for e in ev if e["cookie"] == ck]
+text, dumps, dec, i = open(sys.argv[2]).read(), [], json.JSONDecoder(), 0
+while True:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i == len(text):
+        break
+    doc, i = dec.raw_decode(text, i)
+    dumps += [(r["time"], r["estimate_bps"]) for r in doc if r["cookie"] == ck]
+traced = [int(m.group(1)) for m in
+          (re.search(r"imtcp_move: cookie=%d bps=(\d+)" % ck, l)
+           for l in open(sys.argv[3])) if m]
+moves = [e for e in ev if e["event"] == "move"]
+kinds = [e["event"] for e in ev]
+print(f"{kinds.count('estimate')} estimate, {len(moves)} move, "
+      f"{kinds.count('withdraw')} withdraw events; {len(traced)} moves "
+      f"traced; {len(dumps)} dumps")
+print("moves (s after the fall, Mbit/s): " + ", ".join(
+      f'{e["time"] - tfall:.2f} {e["estimate_bps"] / 1e6:.1f}' for e in moves))
+print("estimates after the fall (s, Mbit/s): " + ", ".join(
+      f'{e["time"] - tfall:.2f} {e["estimate_bps"] / 1e6:.1f}'
+      for e in ev if e["event"] == "estimate" and e["time"] > tfall))
+def near(a, b):
+    return abs(a - b) <= max(a, b) / 4
+off = []
+for t, bps in dumps:
+    before = [e for e in ev if e["time"] <= t]
+    soon = [e for e in ev if t < e["time"] <= t + 0.5]
+    if not before:
+        continue
+    if not (near(before[-1]["estimate_bps"], bps) or
+            any(near(e["estimate_bps"], bps) for e in soon)):
+        off.append((round(t - tfall, 2), bps, before[-1]["estimate_bps"]))
+print(f"dumps off what listeners heard: {len(off)} {off[:5]}")
+assert ev and dumps, "no events or no dumps"
+assert [e["estimate_bps"] for e in moves] == traced, "move events and trace differ"
+assert all(e["estimate_bps"] > 0 for e in moves)
+assert any(e["time"] > tfall and e["estimate_bps"] < 8e6 for e in moves), \
+    "no move toward 4 Mbit/s after the fall"
+assert not off, "listeners kept a figure the socket no longer shows"
 PY
 }
 
@@ -336,7 +445,7 @@ test_close_during_dumps_and_unload() {
 load_imtcp || { echo "1..0 # SKIP cannot load imtcp"; exit $KSFT_SKIP; }
 topo_up 50mbit 20 || { echo "1..0 # SKIP no test bed"; exit $KSFT_SKIP; }
 
-tap_begin 9
+tap_begin 10
 run_test not_loaded_message test_not_loaded
 run_test no_sockets_exit_4 test_no_sockets
 open_many	# here, so that the connections outlive the test functions
@@ -344,6 +453,7 @@ run_test dump_1000_connections test_dump_1000
 run_test other_netns_invisible test_other_netns
 run_test monitor_event_per_estimate test_monitor_events
 run_test monitor_event_per_withdrawal test_monitor_withdrawal
+run_test monitor_event_per_move test_monitor_moves
 run_test stats_per_netns test_stats_per_netns
 run_test monitor_needs_admin test_monitor_needs_admin
 run_test close_during_dumps_then_unload test_close_during_dumps_and_unload

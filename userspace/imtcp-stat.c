@@ -211,7 +211,11 @@ static void print_table_row(const struct imtcp_row *r)
 	if (r->cmd == IMTCP_CMD_WITHDRAW)
 		snprintf(note, sizeof(note), "withdrew %s: ",
 			 imtcp_rate_str(r->withdrawn_bps, pr, sizeof(pr)));
+	else if (r->cmd == IMTCP_CMD_MOVE)
+		snprintf(note, sizeof(note), "moved: ");
 	reason_note(r, note + strlen(note), sizeof(note) - strlen(note));
+	if (r->cmd == IMTCP_CMD_MOVE && !strcmp(note, "moved: "))
+		snprintf(note, sizeof(note), "moved: cap lifted");
 	mptcp_str(r, mp, sizeof(mp));
 	if (opt.stamp)
 		print_stamp();
@@ -221,6 +225,16 @@ static void print_table_row(const struct imtcp_row *r)
 	       r->hi ? rg : "-", age, r->meas, r->fail, state_name(r->state),
 	       r->m, rtt, r->cwnd, imtcp_rate_str(r->dlv, d, sizeof(d)), mp,
 	       note);
+}
+
+/* -w -j's "event": what an event from the estimates group says. */
+static const char *event_name(uint8_t cmd)
+{
+	if (cmd == IMTCP_CMD_WITHDRAW)
+		return "withdraw";
+	if (cmd == IMTCP_CMD_MOVE)
+		return "move";
+	return "estimate";
 }
 
 static void print_json_row(const struct imtcp_row *r)
@@ -233,8 +247,7 @@ static void print_json_row(const struct imtcp_row *r)
 		       ts.tv_nsec / 1000);
 	}
 	if (opt.watch)
-		printf("\"event\":\"%s\",", r->cmd == IMTCP_CMD_WITHDRAW ?
-		       "withdraw" : "estimate");
+		printf("\"event\":\"%s\",", event_name(r->cmd));
 	if (r->cmd == IMTCP_CMD_WITHDRAW)
 		printf("\"withdrawn_bps\":%" PRIu64 ",", r->withdrawn_bps);
 	printf("\"cookie\":%" PRIu64 ",\"family\":\"%s\","
@@ -315,15 +328,17 @@ static void group_rows(struct imtcp_row *r, int n)
 }
 
 /*
- * An event from the estimates group (an estimate, or one withdrawn):
- * show it now. Events a later module may add are skipped.
+ * An event from the estimates group (an estimate, one withdrawn, or the
+ * figure shown moved by the busy cap): show it now. Events a later
+ * module may add are skipped.
  */
 static int cb_event(const struct nlmsghdr *nlh, void *data)
 {
 	struct imtcp_row r;
 
 	imtcp_row_parse(nlh, &r);
-	if ((r.cmd != IMTCP_CMD_ESTIMATE && r.cmd != IMTCP_CMD_WITHDRAW) ||
+	if ((r.cmd != IMTCP_CMD_ESTIMATE && r.cmd != IMTCP_CMD_WITHDRAW &&
+	     r.cmd != IMTCP_CMD_MOVE) ||
 	    !r.has_cookie || !matches(&r))
 		return MNL_CB_OK;
 	imtcp_rows_find_subflows(&r, 1);
@@ -442,7 +457,7 @@ static void usage(FILE *f)
 		"Show the available-bandwidth estimates of imtcp connections in this\n"
 		"network namespace.\n\n"
 		"  -j, --json          JSON: one document; with -w one object per line\n"
-		"  -w, --watch         stream each estimate, and each withdrawn, as it comes (= monitor)\n"
+		"  -w, --watch         stream each estimate, each withdrawn, each move, as it comes (= monitor)\n"
 		"  -i, --interval SEC  list again every SEC seconds\n"
 		"  -t, --timestamp     begin each row with the time it was read\n"
 		"  -s, --stats         this network namespace's statistics\n"

@@ -173,6 +173,25 @@ u64 imtcp_busy_capped(u64 rate_bps, const struct imtcp_busy *b)
 }
 
 /*
+ * Whether listeners who last heard @told_bps at @told_us should hear that
+ * the figure shown is now @shown_bps (the cap moved it between results,
+ * or let it back up; imtcp_meas.c): it lies more than an eighth of the
+ * larger of the two away, and at least @srtt_us has passed since they
+ * last heard. The eighth is the busy rate's own scatter, so the cap's
+ * jitter at a steady A tells nothing; the srtt spaces the news of a
+ * fall (4-8 srtt long) to a few messages. A figure that stays off is
+ * told once the srtt has passed, with whatever ACK comes then.
+ */
+bool imtcp_busy_move_news(u64 shown_bps, u64 told_bps, u64 now_us,
+			  u64 told_us, u32 srtt_us)
+{
+	u64 hi_bps = max_t(u64, shown_bps, told_bps);
+	u64 lo_bps = min_t(u64, shown_bps, told_bps);
+
+	return hi_bps - lo_bps > hi_bps / 8 && now_us - told_us >= srtt_us;
+}
+
+/*
  * @rate_bps held between 9/10 of the floor (imtcp_busy_floor_bps) and
  * the cap (imtcp_busy_cap_bps; either 0: no such bound). A rate at or
  * above the floor itself needs no division.

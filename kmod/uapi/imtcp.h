@@ -31,6 +31,7 @@ enum {
 	IMTCP_CMD_RESET_STATS,	/* zero them; CAP_NET_ADMIN over the netns */
 	IMTCP_CMD_ESTIMATE,	/* event on IMTCP_MCGRP_ESTIMATES */
 	IMTCP_CMD_WITHDRAW,	/* event: an estimate shown was taken back */
+	IMTCP_CMD_MOVE,		/* event: the busy cap moved the one shown */
 
 	__IMTCP_CMD_MAX,
 	IMTCP_CMD_MAX = __IMTCP_CMD_MAX - 1
@@ -127,6 +128,12 @@ enum {
  * (IMTCP_A_BUSY): CAP, the estimate (or, if it was not moved, the latest
  * result) was held down to 5/4 of it; FLOOR, raised to 9/10. Then the
  * figure shown is the delivery rate's, not the probe's (IMTCP_A_PROBE).
+ * Between results the figure shown follows the cap as it is at each ACK
+ * (down with it, and back up to the estimate). Where that takes it more
+ * than an eighth away from what the estimates group last heard of the
+ * socket, and an srtt has passed since, the group hears IMTCP_CMD_MOVE:
+ * the socket's attributes as they are now (IMTCP_A_ESTIMATE the figure
+ * shown, IMTCP_A_BOUND and IMTCP_A_BUSY why).
  */
 enum {
 	IMTCP_BOUND_NONE,

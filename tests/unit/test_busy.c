@@ -298,4 +298,42 @@ TEST(the_floor)
 	EXPECT_EQ(2 * MBIT, imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
 }
 
+/*
+ * Listeners hear of a move of the figure shown between results when it
+ * is more than an eighth off what they last heard, at most once per
+ * srtt: not of the cap's jitter, and of a fall in a few messages that
+ * leave them within an eighth of the figure shown.
+ */
+TEST(news_of_a_move)
+{
+	u64 told = 20 * MBIT, told_us = 0, shown, now;
+	u32 srtt = 40000, told_n = 0;
+
+	/* an eighth off, or less: no news, however long */
+	EXPECT_FALSE(imtcp_busy_move_news(18 * MBIT, told, 1000000, 0, srtt));
+	EXPECT_FALSE(imtcp_busy_move_news(22 * MBIT, told, 1000000, 0, srtt));
+	EXPECT_FALSE(imtcp_busy_move_news(told, told, 1000000, 0, srtt));
+	/* more: news once an srtt has passed, not before */
+	EXPECT_TRUE(imtcp_busy_move_news(17 * MBIT, told, 40000, 0, srtt));
+	EXPECT_FALSE(imtcp_busy_move_news(17 * MBIT, told, 39999, 0, srtt));
+	EXPECT_TRUE(imtcp_busy_move_news(23 * MBIT, told, 40000, 0, srtt));
+	/* a rise is measured against the new figure's eighth */
+	EXPECT_FALSE(imtcp_busy_move_news(8 * MBIT, 7 * MBIT, 40000, 0, srtt));
+	EXPECT_TRUE(imtcp_busy_move_news(9 * MBIT, 7 * MBIT, 40000, 0, srtt));
+	/* a fall from 20 to 4 Mbit/s over 8 srtt, an ACK each ms */
+	for (now = 1000; now <= 8 * srtt + 400000; now += 1000) {
+		shown = now >= 8 * srtt ? 4 * MBIT :
+			20 * MBIT - 16 * MBIT * now / (8 * srtt);
+		if (!imtcp_busy_move_news(shown, told, now, told_us, srtt))
+			continue;
+		told = shown;
+		told_us = now;
+		told_n++;
+	}
+	EXPECT_GE(told_n, 5);
+	EXPECT_LE(told_n, 12);
+	EXPECT_LE(told - 4 * MBIT, told / 8);
+	EXPECT_LE(told_us, 8 * srtt + srtt);
+}
+
 TEST_HARNESS_MAIN

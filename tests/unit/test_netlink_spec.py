@@ -70,7 +70,8 @@ class Spec(unittest.TestCase):
         self.assertEqual([g["name"] for g in spec["mcast-groups"]["list"]],
                          [group])
         events = [o for o in spec["operations"]["list"] if "event" in o]
-        self.assertEqual([o["name"] for o in events], ["estimate", "withdraw"])
+        self.assertEqual([o["name"] for o in events],
+                         ["estimate", "withdraw", "move"])
         for o in events:
             attrs = o["event"]["attributes"]
             self.assertLessEqual(set(attrs), names, o["name"])
@@ -78,6 +79,9 @@ class Spec(unittest.TestCase):
         # a withdrawal is an estimate's message and the estimate withdrawn
         self.assertEqual(events[1]["event"]["attributes"],
                          events[0]["event"]["attributes"] + ["withdrawn"])
+        # a move is an estimate's message
+        self.assertEqual(events[2]["event"]["attributes"],
+                         events[0]["event"]["attributes"])
 
     def test_enums_are_the_headers(self):
         defs = {d["name"]: d["entries"] for d in self.spec()["definitions"]}
