@@ -49,7 +49,8 @@ run_traced() {
 		sleep 0.5
 	done
 	sleep 1
-	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw || return 1
+	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw imtcp/imtcp_move ||
+		return 1
 	line=$(timed_send imtcp 5311 $SECS) || return 1
 	trace_stop "$WORK/estimate.trace"
 	echo "$line"
@@ -64,17 +65,20 @@ run_traced() {
 }
 
 test_estimates() {
-	local cookie n rows w wrows
+	local cookie n rows w wrows m mrows
 	cookie=$(cat "$WORK/cookie")
 	n=$(grep -c 'imtcp_estimate:' "$WORK/estimate.trace")
 	w=$(grep -c 'imtcp_withdraw:' "$WORK/estimate.trace")
-	rows=$(awk -v c="$cookie" '$2 == c && $3 != "withdrawn"' "$WORK/estimates.out" | wc -l)
+	m=$(grep -c 'imtcp_move:' "$WORK/estimate.trace")
+	rows=$(awk -v c="$cookie" '$2 == c && $3 != "withdrawn" && $3 != "moved"' "$WORK/estimates.out" | wc -l)
 	wrows=$(awk '$3 == "withdrawn"' "$WORK/estimates.out" | wc -l)
-	echo "imtcp_estimate fired $n times, imtcp_withdraw $w; the script printed $rows rows for cookie $cookie, $wrows withdrawals"
+	mrows=$(awk '$3 == "moved"' "$WORK/estimates.out" | wc -l)
+	echo "imtcp_estimate fired $n times, imtcp_withdraw $w, imtcp_move $m; the script printed $rows rows for cookie $cookie, $wrows withdrawals, $mrows moves"
 	[ "$n" -ge 1 ] || fail "no estimate in $SECS s"
 	[ "$rows" = "$n" ] || fail "$rows rows for $n estimates"
 	[ "$wrows" = "$w" ] || fail "$wrows rows for $w withdrawals"
-	awk -v c="$cookie" -v top=$((16 * C_MBIT)) '$2 == c && $3 != "withdrawn" && ($3 <= 0 || $3 > top) { bad = 1 }
+	[ "$mrows" = "$m" ] || fail "$mrows rows for $m moves"
+	awk -v c="$cookie" -v top=$((16 * C_MBIT)) '$2 == c && $3 != "withdrawn" && $3 != "moved" && ($3 <= 0 || $3 > top) { bad = 1 }
 		END { exit bad }' "$WORK/estimates.out" || fail "an estimate out of range"
 }
 
