@@ -196,7 +196,7 @@ static void reason_note(const struct imtcp_row *r, char *note, size_t len)
 static void print_table_row(const struct imtcp_row *r)
 {
 	char l[64], p[64], e[16], lo[16], hi[16], rg[40], age[16], d[16];
-	char rtt[16], pr[16], note[128] = "", mp[16];
+	char rtt[16], pr[16], why[112] = "", note[128], mp[16];
 
 	endpoint(l, sizeof(l), r->saddr, r->sport, r->family);
 	endpoint(p, sizeof(p), r->daddr, r->dport, r->family);
@@ -208,14 +208,14 @@ static void print_table_row(const struct imtcp_row *r)
 	else
 		snprintf(age, sizeof(age), "-");
 	snprintf(rtt, sizeof(rtt), "%.1fms", r->srtt / 1000.0);
+	reason_note(r, why, sizeof(why));
 	if (r->cmd == IMTCP_CMD_WITHDRAW)
-		snprintf(note, sizeof(note), "withdrew %s: ",
-			 imtcp_rate_str(r->withdrawn_bps, pr, sizeof(pr)));
+		snprintf(note, sizeof(note), "withdrew %s: %s",
+			 imtcp_rate_str(r->withdrawn_bps, pr, sizeof(pr)), why);
 	else if (r->cmd == IMTCP_CMD_MOVE)
-		snprintf(note, sizeof(note), "moved: ");
-	reason_note(r, note + strlen(note), sizeof(note) - strlen(note));
-	if (r->cmd == IMTCP_CMD_MOVE && !strcmp(note, "moved: "))
-		snprintf(note, sizeof(note), "moved: cap lifted");
+		snprintf(note, sizeof(note), "moved: %s", *why ? why : "cap lifted");
+	else
+		snprintf(note, sizeof(note), "%s", why);
 	mptcp_str(r, mp, sizeof(mp));
 	if (opt.stamp)
 		print_stamp();
@@ -227,14 +227,21 @@ static void print_table_row(const struct imtcp_row *r)
 	       note);
 }
 
-/* -w -j's "event": what an event from the estimates group says. */
+/*
+ * -w -j's "event": what an event from the estimates group says; NULL for
+ * a command that is no such event (one a later module may add).
+ */
 static const char *event_name(uint8_t cmd)
 {
-	if (cmd == IMTCP_CMD_WITHDRAW)
+	switch (cmd) {
+	case IMTCP_CMD_ESTIMATE:
+		return "estimate";
+	case IMTCP_CMD_WITHDRAW:
 		return "withdraw";
-	if (cmd == IMTCP_CMD_MOVE)
+	case IMTCP_CMD_MOVE:
 		return "move";
-	return "estimate";
+	}
+	return NULL;
 }
 
 static void print_json_row(const struct imtcp_row *r)
@@ -337,9 +344,7 @@ static int cb_event(const struct nlmsghdr *nlh, void *data)
 	struct imtcp_row r;
 
 	imtcp_row_parse(nlh, &r);
-	if ((r.cmd != IMTCP_CMD_ESTIMATE && r.cmd != IMTCP_CMD_WITHDRAW &&
-	     r.cmd != IMTCP_CMD_MOVE) ||
-	    !r.has_cookie || !matches(&r))
+	if (!event_name(r.cmd) || !r.has_cookie || !matches(&r))
 		return MNL_CB_OK;
 	imtcp_rows_find_subflows(&r, 1);
 	show(&r);
