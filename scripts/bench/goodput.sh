@@ -163,5 +163,8 @@ if both and "concurrent" in sys.argv[6]:
       + ("the link was full, so what imtcp gives up the reno flows take, and a cost of "
          "c of imtcp's goodput reads as about 2c in the ratio."
          if fill[0] >= 95 else
-         "the link was not full in every repetition, so the flows did not only share it."))
+         "the link was not full, so each flow was held back by its losses, not by the others, "
+         "and a cost of c of imtcp's goodput reads as c in the ratio."
+         if fill[-1] < 95 else
+         "the link was full in some repetitions only."))
 PY
