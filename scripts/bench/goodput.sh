@@ -124,7 +124,7 @@ for rep in $(seq "$REPS"); do
 done
 
 [ "$PAIRING" = concurrent ] && PAIRING="concurrent, $FLOWS flows a side (goodput and retransmissions summed)"
-python3 - "$csv" "$OUT/goodput.md" "$REPS" "$SECS_CLEAN" "$SECS_LOSS" "$PAIRING" "$MEASURE" "$BUDGET" "$C" "$TOPO_MTU" <<'PY'
+python3 - "$csv" "$OUT/goodput.md" "$REPS" "$SECS_CLEAN" "$SECS_LOSS" "$PAIRING" "$MEASURE" "$BUDGET" "$C" "$TOPO_MTU" "$MSS_BYTES" "$FRAME_BYTES" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 out = open(sys.argv[2], "w")
@@ -153,13 +153,13 @@ for x in rows:
     if x["condition"] == "loss1":
         both[x["rep"]] = both.get(x["rep"], 0.0) + float(x["goodput_mbps"])
 if both and "concurrent" in sys.argv[6]:
-    mtu = int(sys.argv[10])
-    payload = float(sys.argv[9]) * (mtu - 52) / (mtu + 14)
-    fill = sorted(100 * v / payload for v in both.values())
+    # tbf counts frames, each carrying one MSS of payload (selftests/lib.sh)
+    payload_mbps = float(sys.argv[9]) * int(sys.argv[11]) / int(sys.argv[12])
+    fill = sorted(100 * v / payload_mbps for v in both.values())
     span = f"{fill[0]:.0f}" if round(fill[0]) == round(fill[-1]) else f"{fill[0]:.0f}-{fill[-1]:.0f}"
     p()
     p(f"At 1 % loss the flows together carried {span} % of the link's "
-      f"{payload:.1f} Mbit/s of payload per repetition: "
+      f"{payload_mbps:.1f} Mbit/s of payload per repetition: "
       + ("the link was full, so what imtcp gives up the reno flows take, and a cost of "
          "c of imtcp's goodput reads as about 2c in the ratio."
          if fill[0] >= 95 else
