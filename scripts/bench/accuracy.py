@@ -277,6 +277,9 @@ def frame_delivery_ms(xfer_path, arrivals_path):
     return out
 
 
+STEP_SCENARIOS = ("S1", "S6")
+
+
 def s1_steps(name, wf, c, srtt, own, t_bbr):
     """S1's steps, to within 10 % of C (issue 32's target; keys
     PREFIXstep_c_rtts) and of the new A (PREFIXstep_rtts), for imtcp's
@@ -287,9 +290,9 @@ def s1_steps(name, wf, c, srtt, own, t_bbr):
     profile starts with its transfer) and the steps found in imtcp's
     run's truth: in BBR's own the cross traffic loses datagrams to BBR's
     queue, and its truth shows steps the profile does not have. Every
-    figure in RTTs of imtcp's srtt (the path's RTT); none for other
-    scenarios."""
-    if name != "S1":
+    figure in RTTs of imtcp's srtt (the path's RTT). S1 and S6 (the same
+    steps under an application-limited sender) only."""
+    if name not in STEP_SCENARIOS:
         return {}
     _, bins, connect = own[""]
     t_dlv = first_sample(wf("imtcp.samples"))
@@ -502,8 +505,8 @@ STEP_FIGURES = (
 
 
 def steps_table(p, runs):
-    """S1's steps, RTTs to each, for imtcp's figures and the kernel's;
-    "-" where a run's results predate a figure."""
+    """The steps of S1 and S6, RTTs to each, for imtcp's figures and the
+    kernel's; "-" where a run's results predate a figure."""
     for r in runs:
         p()
         p(f"{r['name']}'s steps of A, RTTs until the figure is within 10 % "
@@ -588,8 +591,8 @@ def table(outdir, c):
         p()
         p("What a reader sees between results: imtcp's estimate as "
           "TCP_CC_INFO gives it, every 100 ms (held under the busy-link "
-          "cap at each ACK), error median / p90 % of C, and S1's steps "
-          "in RTTs to within 10 % of the new A on those samples.")
+          "cap at each ACK), error median / p90 % of C, and S1's and S6's "
+          "steps in RTTs to within 10 % of the new A on those samples.")
         p()
         p("| scenario | published err median / p90 | steps (RTTs) "
           "| latest result's estimate at the same instants | steps (RTTs) |")

@@ -11,7 +11,7 @@
 # Poisson, datagrams of the flow's segment size (BENCH_CROSS_BYTES),
 # a whole profile of rates from one process.
 #
-# Scenarios S1-S4 run three times over the same cross-traffic profile, one
+# Scenarios S1-S4 and S6 run three times over the same cross-traffic profile, one
 # transfer at a time: imtcp (its estimates, from the imtcp_estimate
 # tracepoint, and its tcpi_delivery_rate), BBR (its bandwidth estimate,
 # from TCP_CC_INFO) and reno (goodput, for imtcp's goodput ratio).
@@ -32,6 +32,11 @@
 #       senders (xfer send -N), as real-time media senders do: without it
 #       Nagle keeps each frame's last partial segment until an earlier
 #       one is ACKed, which reno's frames pay too.
+#   S6  S1's steps of A under an application-limited sender: BENCH_S6_MBIT
+#       (5) Mbit/s, a frame every BENCH_S4_FRAME_MS in one write (with
+#       BENCH_S4_NODELAY as S4), BENCH_STEP_SECS a step (issue 32's
+#       "steps of A under an application-limited sender"; the same
+#       flow's tcpi_delivery_rate reads the sender's own rate there).
 #   S5  no cross traffic: 4 imtcp flows together (Jain's index), one
 #       imtcp and one reno flow together (share), started in both
 #       orders, and as the baseline of both 4 reno flows and 2 reno
@@ -81,7 +86,7 @@ esac
 case $S5_REPS in
 ''|*[!0-9]*|0) echo "BENCH_S5_REPS: a number of runs, at least 1" >&2; exit 2 ;;
 esac
-ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S5}
+ONLY=${BENCH_ONLY:-S1 S2 S3 S4 S6 S5}
 S2_PCT=${BENCH_S2_PCT:-0 20 40 60 80}
 for pct in $S2_PCT; do
 	in_range "$pct" 0 95 ||
@@ -92,6 +97,9 @@ in_range "$S4_FRAME" 1 10000 ||
 	{ echo "BENCH_S4_FRAME_MS: milliseconds between writes, 1-10000" >&2; exit 2; }
 export S4_MBIT=${BENCH_S4_MBIT:-5}	# and for the table
 S4_A=${BENCH_S4_A:-40}
+S6_MBIT=${BENCH_S6_MBIT:-5}
+in_range "$S6_MBIT" 1 1000 ||
+	{ echo "BENCH_S6_MBIT: S6's sending rate, 1-1000 Mbit/s" >&2; exit 2; }
 S4_WRITE=${BENCH_S4_WRITE:-0}
 for v in $S4_MBIT; do
 	in_range "$v" 1 1000 ||
@@ -237,8 +245,8 @@ together() {
 
 p() { echo "$(($1 * C / 100))"; }
 want() { echo " $ONLY " | grep -q " $1 "; }
-want S1 && scenario S1 cbr \
-	"$(p 40):$STEP $(p 60):$STEP $(p 40):$STEP $(p 80):$STEP $(p 40):$STEP"
+STEPS="$(p 40):$STEP $(p 60):$STEP $(p 40):$STEP $(p 80):$STEP $(p 40):$STEP"
+want S1 && scenario S1 cbr "$STEPS"
 if want S2; then
 	for pct in $S2_PCT; do
 		scenario "S2-$pct" cbr "$(p $pct):$SECS"
@@ -270,6 +278,8 @@ if want S4; then
 		done
 	done
 fi
+want S6 && scenario S6 cbr "$STEPS" -r "$S6_MBIT" -F "$S4_FRAME" \
+	"${S4_NODELAY[@]}"
 if want S5; then
 	for r in $(seq "$S5_REPS"); do
 		together S5-4imtcp-r$r imtcp imtcp imtcp imtcp

@@ -74,6 +74,40 @@ class StepTracking(unittest.TestCase):
         self.assertEqual(accuracy.step_tracking([], bins, C, 0.0, SRTT), [])
 
 
+class StepScenarios(unittest.TestCase):
+    """S1 and S6 (S1's steps under an application-limited sender) get
+    step figures, imtcp's and the kernel's; other scenarios none."""
+
+    def files(self, dlv_mbit, bbr_mbit):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        d = tmp.name
+        for name, mbit in (("imtcp", dlv_mbit), ("bbr", bbr_mbit)):
+            with open(os.path.join(d, f"S.{name}.samples"), "w") as f:
+                for i in range(200):
+                    dlv = int(mbit(i / 10) * 1e6)
+                    f.write(f"{i / 10:.1f} {dlv} {dlv} {i * 1000}\n")
+        return lambda suffix: os.path.join(d, f"S.{suffix}")
+
+    def test_s6_is_scored_as_s1(self):
+        bins = profile([60, 20])
+        est = [(10.3, 21.0)]
+        # the delivery rate of a 5 Mbit/s sender stays its own rate;
+        # BBR's follows A
+        wf = self.files(lambda t: 5.0, lambda t: 60.0 if t < 10.5 else 20.0)
+        own = {"": (est, bins, 0.0), "pub_": (est, bins, 0.0),
+               "last_": (est, bins, 0.0)}
+        got = accuracy.s1_steps("S6", wf, C, SRTT, own, 0.0)
+        self.assertAlmostEqual(got["step_c_rtts"][0], 0.3 / SRTT,
+                               delta=0.11 / SRTT)
+        self.assertEqual(got["dlv_step_c_rtts"], [None])
+        self.assertAlmostEqual(got["bbr_step_c_rtts"][0], 0.5 / SRTT,
+                               delta=0.11 / SRTT)
+        self.assertEqual(accuracy.s1_steps("S1", wf, C, SRTT, own, 0.0),
+                         got)
+        self.assertEqual(accuracy.s1_steps("S4", wf, C, SRTT, own, 0.0), {})
+
+
 class HeldResults(unittest.TestCase):
     def test_each_instant_gets_the_latest_result_before_it(self):
         est = [(1.0, 50.0), (2.0, 30.0), (2.05, 20.0)]
