@@ -156,4 +156,15 @@ TEST(s2_60_mtu1500_stale_rtts)
 	expect_same(_metadata, "acc1500-s2-60.est.csv", 32, 0, 60, 2500);
 }
 
+/*
+ * Recorded 2026-11-29 (BENCH_ONLY="S1 S6", build/vm/s6a, module 6657304):
+ * S6, S1's steps of A under a sender writing 5 Mbit/s in 40 ms frames,
+ * C = 30, MTU 1500, stale_rtts 32. A media sender's results come from
+ * one stream per frame, seldom with a busy rate to bound them.
+ */
+TEST(s6_media_under_steps)
+{
+	expect_same(_metadata, "acc1500-s6.est.csv", 32, 0, 600, 3000);
+}
+
 TEST_HARNESS_MAIN
