@@ -280,8 +280,8 @@ def frame_delivery_ms(xfer_path, arrivals_path):
 STEP_SCENARIOS = ("S1", "S6")
 
 
-def s1_steps(name, wf, c, srtt, own, t_bbr):
-    """S1's steps, to within 10 % of C (issue 32's target; keys
+def step_figures(name, wf, c, srtt, own, t_bbr):
+    """The steps of S1 and S6, to within 10 % of C (issue 32's target; keys
     PREFIXstep_c_rtts) and of the new A (PREFIXstep_rtts), for imtcp's
     figures in @own ({prefix: (points, truth bins, connect)}) and the
     kernel's own beside them: the same flow's tcpi_delivery_rate and a
@@ -290,8 +290,8 @@ def s1_steps(name, wf, c, srtt, own, t_bbr):
     profile starts with its transfer) and the steps found in imtcp's
     run's truth: in BBR's own the cross traffic loses datagrams to BBR's
     queue, and its truth shows steps the profile does not have. Every
-    figure in RTTs of imtcp's srtt (the path's RTT). S1 and S6 (the same
-    steps under an application-limited sender) only."""
+    figure in RTTs of imtcp's srtt (the path's RTT). S6 runs S1's steps
+    under an application-limited sender; other scenarios get none."""
     if name not in STEP_SCENARIOS:
         return {}
     _, bins, connect = own[""]
@@ -365,11 +365,11 @@ def scenario(name, c_frames, workdir, outdir):
                   (RENO_TPUT, throughput(wf("reno.samples")))])
     srtt = statistics.median(e[3] for e in est) / 1e6 if est else 0.04
     dur = (est[-1][0] - connect) if est else 0
-    step_figs = s1_steps(name, wf, c, srtt,
-                         {"": (est, during, connect),
-                          "pub_": (pub_est, during, connect),
-                          "last_": (last_est, during, connect)},
-                         t_bbr)
+    step_figs = step_figures(name, wf, c, srtt,
+                             {"": (est, during, connect),
+                              "pub_": (pub_est, during, connect),
+                              "last_": (last_est, during, connect)},
+                             t_bbr)
     jit_med, jit_p90 = truth_jitter(during, c)
     frames = {cc: frame_delivery_ms(wf(f"{cc}.xfer"), wf(f"{cc}.arrivals"))
               for cc in ("imtcp", "reno")}

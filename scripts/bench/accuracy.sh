@@ -11,10 +11,11 @@
 # Poisson, datagrams of the flow's segment size (BENCH_CROSS_BYTES),
 # a whole profile of rates from one process.
 #
-# Scenarios S1-S4 and S6 run three times over the same cross-traffic profile, one
-# transfer at a time: imtcp (its estimates, from the imtcp_estimate
-# tracepoint, and its tcpi_delivery_rate), BBR (its bandwidth estimate,
-# from TCP_CC_INFO) and reno (goodput, for imtcp's goodput ratio).
+# Scenarios S1-S4 and S6 run three times over the same cross-traffic
+# profile, one transfer at a time: imtcp (its estimates, from the
+# imtcp_estimate tracepoint, and its tcpi_delivery_rate), BBR (its
+# bandwidth estimate, from TCP_CC_INFO) and reno (goodput, for imtcp's
+# goodput ratio).
 #   S1  A = 60, 40, 60, 20, 60 % of C, BENCH_STEP_SECS (20, the paper's
 #       profile) each, CBR
 #   S2  CBR cross traffic at 0, 20, 40, 60, 80 % of C (BENCH_S2_PCT),

@@ -85,8 +85,9 @@ class StepScenarios(unittest.TestCase):
         for name, mbit in (("imtcp", dlv_mbit), ("bbr", bbr_mbit)):
             with open(os.path.join(d, f"S.{name}.samples"), "w") as f:
                 for i in range(200):
-                    dlv = int(mbit(i / 10) * 1e6)
-                    f.write(f"{i / 10:.1f} {dlv} {dlv} {i * 1000}\n")
+                    rate_bps = int(mbit(i / 10) * 1e6)
+                    f.write(f"{i / 10:.1f} {rate_bps} {rate_bps} "
+                            f"{i * 1000}\n")
         return lambda suffix: os.path.join(d, f"S.{suffix}")
 
     def test_s6_is_scored_as_s1(self):
@@ -97,15 +98,16 @@ class StepScenarios(unittest.TestCase):
         wf = self.files(lambda t: 5.0, lambda t: 60.0 if t < 10.5 else 20.0)
         own = {"": (est, bins, 0.0), "pub_": (est, bins, 0.0),
                "last_": (est, bins, 0.0)}
-        got = accuracy.s1_steps("S6", wf, C, SRTT, own, 0.0)
+        got = accuracy.step_figures("S6", wf, C, SRTT, own, 0.0)
         self.assertAlmostEqual(got["step_c_rtts"][0], 0.3 / SRTT,
                                delta=0.11 / SRTT)
         self.assertEqual(got["dlv_step_c_rtts"], [None])
         self.assertAlmostEqual(got["bbr_step_c_rtts"][0], 0.5 / SRTT,
                                delta=0.11 / SRTT)
-        self.assertEqual(accuracy.s1_steps("S1", wf, C, SRTT, own, 0.0),
-                         got)
-        self.assertEqual(accuracy.s1_steps("S4", wf, C, SRTT, own, 0.0), {})
+        self.assertEqual(
+            accuracy.step_figures("S1", wf, C, SRTT, own, 0.0), got)
+        self.assertEqual(
+            accuracy.step_figures("S4", wf, C, SRTT, own, 0.0), {})
 
 
 class HeldResults(unittest.TestCase):
