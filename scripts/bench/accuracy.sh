@@ -3,8 +3,9 @@
 #
 # Accuracy benchmark of imtcp's estimate (not a test), run inside the VM
 # by `make bench-accuracy`. Test bed: selftests/lib.sh plus a cross-traffic
-# sender that shares only the bottleneck (C = BENCH_C_MBIT, default 100,
-# 20 ms each way, tbf bucket of two frames, MTU BENCH_MTU). Ground truth:
+# sender that shares only the bottleneck (C = BENCH_C_MBIT, default 30
+# at MTU 1500, 20 ms each way, tbf bucket BENCH_BURST, MTU BENCH_MTU:
+# all below). Ground truth:
 # the cross traffic arriving at the router, counted every 100 ms (r2
 # rx_bytes), so A(t) = C - cross(t) and no rate is assumed. Cross
 # traffic comes from selftests/poisson.c: constant gaps (CBR) or
@@ -59,7 +60,8 @@
 # unless BENCH_PATH_CHECK=0, which runs it anyway and says so in the
 # table. netem's delay is calibrated as in the path check.
 # BENCH_IMTCP_PARAMS="hold_budget=10 ..." sets module parameters first;
-# BENCH_BURST the tbf bucket in bytes (default two frames).
+# BENCH_BURST the tbf bucket in bytes (default lib.sh's
+# BENCH_BUCKET_BYTES: four frames at MTU 1500, two jumbo frames).
 # BENCH_TRACE_ALL=1 records every imtcp:* event of imtcp's transfers
 # (streams and their samples, holds) and keeps the trace as
 # NAME.imtcp.trace in the output (tests/unit/trace2replay.py turns it

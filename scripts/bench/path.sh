@@ -52,6 +52,7 @@ within() {
 	float_ok "($1 - $2) <= $3 * $2 / 100 && ($2 - $1) <= $3 * $2 / 100"
 }
 
+echo "clock: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) (the guest kernel's clocksource; scripts/vm/run-vm.sh)"
 echo "path: C = $C Mbit/s, RTT $((2 * DELAY_MS)) ms, MTU $TOPO_MTU, tbf bucket $SHAPE_BURST bytes, buffer one BDP; netem $(netem_us $DELAY_MS) us each way (the emulation adds $SHAPE_TRIM_US)"
 
 # rtt: 30 pings of 56 bytes, 0.2 s apart, on the idle path (calibrated)
