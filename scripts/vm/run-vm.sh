@@ -198,8 +198,8 @@ append="console=ttyS0 panic=-1 loglevel=5 softlockup_all_cpu_backtrace=1 IMTCP_T
 # the 6.1 kernel assumes the TSCs of an emulated AMD CPU without the
 # constant-TSC flag unsynchronized on a machine of two CPUs (a rule of
 # unsynchronized_tsc(), not a measurement) and falls back to the HPET,
-# whose every read is an emulated device access; the network path's
-# timers then fire late. With tsc=reliable the kernel still runs its
+# whose every read is an emulated device access; the test bed then
+# carries less of its capacity. With tsc=reliable the kernel still runs its
 # warp test between the CPUs at boot and keeps the TSC only if it
 # passes. Path checks (scripts/bench/path.sh), six in one boot each,
 # 2026-11-29: reno filled 93.3-96.1 % of C on the HPET, 2 of 6 passing,
