@@ -72,6 +72,15 @@ kernel=${IMTCP_VM_VMLINUZ:-/boot/vmlinuz-$kver}
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (or: make deps)"
 [ -x /bin/busybox ] || die "/bin/busybox missing: apt-get install busybox-static"
+clock=${IMTCP_VM_CLOCK:-tsc}
+case $clock in
+tsc|hpet) ;;
+*) die "IMTCP_VM_CLOCK: tsc or hpet" ;;
+esac
+boot_secs=${IMTCP_VM_BOOT_SECS:-300}
+case $boot_secs in
+''|*[!0-9]*|0) die "IMTCP_VM_BOOT_SECS: a number of seconds" ;;
+esac
 
 vmdir=$top/build/vm
 mkdir -p "$vmdir"
@@ -194,29 +203,15 @@ mkdir -p "$out"
 # IMTCP_VM_CMDLINE: more kernel parameters, e.g. for debugging
 # "loglevel=7 softlockup_all_cpu_backtrace=1".
 append="console=ttyS0 panic=-1 loglevel=5 softlockup_all_cpu_backtrace=1 IMTCP_TOP=$top IMTCP_OUT=$out"
-# Under TCG the guest's clock is the TSC (tsc=reliable). Left to itself
-# the 6.1 kernel assumes the TSCs of an emulated AMD CPU without the
-# constant-TSC flag unsynchronized on a machine of two CPUs (a rule of
-# unsynchronized_tsc(), not a measurement) and falls back to the HPET,
-# whose every read is an emulated device access; the test bed then
-# carries less of its capacity. With tsc=reliable the kernel still runs its
-# warp test between the CPUs at boot and keeps the TSC only if it
-# passes. Path checks (scripts/bench/path.sh), six in one boot each,
-# 2026-11-29: reno filled 93.3-96.1 % of C on the HPET, 2 of 6 passing,
-# and 96.7-97.2 % on the TSC, 6 of 6 (Documentation/benchmarks.rst,
-# The path check). IMTCP_VM_CLOCK=hpet keeps the kernel's own choice.
-case ${IMTCP_VM_CLOCK:-tsc} in
-tsc|hpet) ;;
-*) die "IMTCP_VM_CLOCK: tsc or hpet" ;;
-esac
-if [ "$accel" = tcg ] && [ "${IMTCP_VM_CLOCK:-tsc}" = tsc ]; then
+# Under TCG the guest's clock is the TSC: the 6.1 kernel would rule the
+# emulated AMD CPU's TSCs unsynchronized by rule (unsynchronized_tsc(),
+# no measurement) and read the emulated HPET instead, on which the test
+# bed carries less of its capacity (Documentation/benchmarks.rst, The
+# path check). The kernel's own warp test at boot still runs.
+if [ "$accel" = tcg ] && [ "$clock" = tsc ]; then
 	append="$append tsc=reliable"
 fi
 append="$append ${IMTCP_VM_CMDLINE:-}"
-boot_secs=${IMTCP_VM_BOOT_SECS:-300}
-case $boot_secs in
-''|*[!0-9]*|0) die "IMTCP_VM_BOOT_SECS: a number of seconds" ;;
-esac
 
 # watch_boot: stop QEMU (its PID in $out/qemu.pid) if the guest's init
 # has not said "guest: ..." on the console within boot_secs.
