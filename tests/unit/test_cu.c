@@ -776,6 +776,64 @@ TEST(no_hold_for_a_finished_write_s_tail)
 }
 
 /*
+ * The same for a stream whose hold began with nothing held, waiting for
+ * the next frame, and that the frame's write ended at once (how nearly
+ * every stream of a media sender begins): it came whole from the write,
+ * so once it has left, the frame's partial segment is not held for the
+ * next stream. A hold whose segments came in small writes, one step
+ * each, still holds that tail.
+ */
+TEST(no_hold_for_the_tail_of_a_frame_that_ended_a_hold)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t = 10000, i;
+
+	v.srtt_us = 40000;
+	v.in_flight = 2;
+	v.now_us = t;
+	cu.state = IMTCP_STATE_EMPTY;
+	step_as_module(&cu, &v);		/* an ACK: a hold of nothing */
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	cu.deadline_us = t + 30000;
+	frame_at(&cu, &v, 17, t + 5000);	/* the frame ends it */
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
+	cu.state = IMTCP_STATE_EMPTY;		/* its stream has left */
+	cu.stream = 1;
+	v.unsent = 0;
+	v.held = 1;				/* the frame's partial segment */
+	v.now_us = t + 25000;
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+
+	/* the same frame in writes of one segment, a step each */
+	cu = started();
+	v = writes(0);
+	v.srtt_us = 40000;
+	v.in_flight = 2;
+	v.now_us = t;
+	cu.state = IMTCP_STATE_EMPTY;
+	step_as_module(&cu, &v);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	cu.deadline_us = t + 30000;
+	for (i = 1; i <= 17 && cu.state == IMTCP_STATE_STORE; i++) {
+		v.now_us = t + 5000 + i;
+		v.write_seq += 1448;
+		v.unsent = i;
+		v.held = i;
+		step_as_module(&cu, &v);
+	}
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
+	cu.state = IMTCP_STATE_EMPTY;
+	cu.stream = 1;
+	v.unsent = 0;
+	v.held = 1;
+	v.now_us = t + 25000;
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+}
+
+/*
  * The same ends, from a writer that waits for room in its send buffer
  * meanwhile (loopback, where the window outgrows the buffer): the writes
  * are the buffer's, not the application's, and shorten nothing.
