@@ -318,11 +318,14 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	dt = v->now_us - cu->last_us;
 	cu->last_us = v->now_us;
-	cu->wrote = cu->started && v->mss ?
-		    min_t(u32, (v->write_seq - cu->write_seq) / v->mss, U8_MAX) : 0;
+	cu->wrote = 0;
 	if (cu->started && v->write_seq != cu->write_seq &&
-	    write_finished(cu, v))
+	    write_finished(cu, v)) {	/* a write after a quiet time */
+		if (v->mss)
+			cu->wrote = min_t(u32, (v->write_seq - cu->write_seq) /
+					  v->mss, U8_MAX);
 		write_ended(cu, v);
+	}
 	if (!cu->started || v->write_seq != cu->write_seq) {
 		cu->write_seq = v->write_seq;
 		cu->write_us = v->now_us;
@@ -527,15 +530,16 @@ static u32 waited_for_write(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 /*
  * The stream about to leave came whole from one write: the hold began
- * with it at hand, or the write that ends the hold brought a stream of
- * @n at once. Not a stream that a hold gathered from small writes or
- * from ACKs. Traced (a media sender, frames of 17 segments, streams of
- * 16): nearly every hold began with nothing held, waiting for the next
- * frame, so only the first of hold_whole ever counted; after each
- * measurement's first stream a hold then began with the frame's partial
- * segment and kept it until its deadline or the next frame, 10-37 ms,
- * and that frame's last bytes came 57-62 ms after its write (imtcp's
- * frame p99), its other bytes 25 ms before.
+ * with it at hand, or the write that ends the hold, after a quiet time,
+ * brought a stream of @n at once. Not a stream that a hold gathered from
+ * small writes or from ACKs, nor writes that come without a pause (a
+ * writer its send buffer paces, as on loopback). Traced (a media sender,
+ * frames of 17 segments, streams of 16): nearly every hold began with
+ * nothing held, waiting for the next frame, so a hold that began with m
+ * at hand almost never came; after each measurement's first stream a
+ * hold then began with the frame's partial segment and kept it to its
+ * deadline or the next frame, and that frame's last bytes came 57-62 ms
+ * after its write (imtcp's frame p99), 25 ms after its other bytes.
  */
 static bool whole_from_write(const struct imtcp_cu *cu, u32 n)
 {

@@ -64,7 +64,7 @@ struct imtcp_cu {
 	u8 burst_segs;	/* full segments of the last finished write, 0: none */
 	u8 burst_bad;	/* the window or the buffer held this write back */
 	u8 hold_whole;	/* this hold began with m segments at hand */
-	u8 wrote;	/* full segments written since the last step */
+	u8 wrote;	/* full segments of a write after a quiet time */
 	u8 writes_whole;/* so did the last stream's, without the window */
 	u8 writes_short;/* the last two finished writes: < WRITE_SEGS_MIN */
 	u32 deadline_us;/* STORE: hold no longer than this */

@@ -781,7 +781,8 @@ TEST(no_hold_for_a_finished_write_s_tail)
  * every stream of a media sender begins): it came whole from the write,
  * so once it has left, the frame's partial segment is not held for the
  * next stream. A hold whose segments came in small writes, one step
- * each, still holds that tail.
+ * each, or in a write with no quiet time before it (a writer its send
+ * buffer paces), still holds that tail.
  */
 TEST(no_hold_for_the_tail_of_a_frame_that_ended_a_hold)
 {
@@ -805,6 +806,27 @@ TEST(no_hold_for_the_tail_of_a_frame_that_ended_a_hold)
 	v.now_us = t + 25000;
 	step_as_module(&cu, &v);
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+
+	/* the same write without a quiet time before it: the buffer's */
+	cu = started();
+	v = writes(0);
+	v.srtt_us = 40000;
+	v.in_flight = 2;
+	v.now_us = t;
+	v.write_seq += 2 * 1448;		/* a write, already sent */
+	cu.state = IMTCP_STATE_EMPTY;
+	step_as_module(&cu, &v);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	cu.deadline_us = t + 30000;
+	frame_at(&cu, &v, 17, t + 1000);	/* 1 ms after the last write */
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
+	cu.state = IMTCP_STATE_EMPTY;
+	cu.stream = 1;
+	v.unsent = 0;
+	v.held = 1;
+	v.now_us = t + 25000;
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 
 	/* the same frame in writes of one segment, a step each */
 	cu = started();
