@@ -784,60 +784,60 @@ TEST(no_hold_for_a_finished_write_s_tail)
  * each, or in a write with no quiet time before it (a writer its send
  * buffer paces), still holds that tail.
  */
+/*
+ * A hold of nothing begun at an ACK at @t, @written bytes having come at
+ * @t (0: the last write long before). Returns whether it holds.
+ */
+static bool hold_of_nothing(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+			    u32 t, u32 written)
+{
+	*cu = started();
+	*v = writes(0);
+	v->srtt_us = 40000;
+	v->in_flight = 2;
+	v->now_us = t;
+	v->write_seq += written;		/* already sent */
+	cu->state = IMTCP_STATE_EMPTY;
+	step_as_module(cu, v);
+	cu->deadline_us = t + 30000;
+	return cu->state == IMTCP_STATE_STORE;
+}
+
+/*
+ * The stream of the hold begun at @t has left; all that waits is the
+ * frame's partial segment. Returns the state the next ACK leads to.
+ */
+static u32 tail_after_stream(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+			     u32 t)
+{
+	cu->state = IMTCP_STATE_EMPTY;
+	cu->stream = 1;
+	v->unsent = 0;
+	v->held = 1;
+	v->now_us = t + 25000;
+	step_as_module(cu, v);
+	return cu->state;
+}
+
 TEST(no_hold_for_the_tail_of_a_frame_that_ended_a_hold)
 {
-	struct imtcp_cu cu = started();
-	struct imtcp_cu_view v = writes(0);
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v;
 	u32 t = 10000, i;
 
-	v.srtt_us = 40000;
-	v.in_flight = 2;
-	v.now_us = t;
-	cu.state = IMTCP_STATE_EMPTY;
-	step_as_module(&cu, &v);		/* an ACK: a hold of nothing */
-	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
-	cu.deadline_us = t + 30000;
+	ASSERT_TRUE(hold_of_nothing(&cu, &v, t, 0));
 	frame_at(&cu, &v, 17, t + 5000);	/* the frame ends it */
 	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
-	cu.state = IMTCP_STATE_EMPTY;		/* its stream has left */
-	cu.stream = 1;
-	v.unsent = 0;
-	v.held = 1;				/* the frame's partial segment */
-	v.now_us = t + 25000;
-	step_as_module(&cu, &v);
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, tail_after_stream(&cu, &v, t));
 
 	/* the same write without a quiet time before it: the buffer's */
-	cu = started();
-	v = writes(0);
-	v.srtt_us = 40000;
-	v.in_flight = 2;
-	v.now_us = t;
-	v.write_seq += 2 * 1448;		/* a write, already sent */
-	cu.state = IMTCP_STATE_EMPTY;
-	step_as_module(&cu, &v);
-	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
-	cu.deadline_us = t + 30000;
+	ASSERT_TRUE(hold_of_nothing(&cu, &v, t, 2 * 1448));
 	frame_at(&cu, &v, 17, t + 1000);	/* 1 ms after the last write */
 	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
-	cu.state = IMTCP_STATE_EMPTY;
-	cu.stream = 1;
-	v.unsent = 0;
-	v.held = 1;
-	v.now_us = t + 25000;
-	step_as_module(&cu, &v);
-	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, tail_after_stream(&cu, &v, t));
 
 	/* the same frame in writes of one segment, a step each */
-	cu = started();
-	v = writes(0);
-	v.srtt_us = 40000;
-	v.in_flight = 2;
-	v.now_us = t;
-	cu.state = IMTCP_STATE_EMPTY;
-	step_as_module(&cu, &v);
-	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
-	cu.deadline_us = t + 30000;
+	ASSERT_TRUE(hold_of_nothing(&cu, &v, t, 0));
 	for (i = 1; i <= 17 && cu.state == IMTCP_STATE_STORE; i++) {
 		v.now_us = t + 5000 + i;
 		v.write_seq += 1448;
@@ -846,13 +846,7 @@ TEST(no_hold_for_the_tail_of_a_frame_that_ended_a_hold)
 		step_as_module(&cu, &v);
 	}
 	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
-	cu.state = IMTCP_STATE_EMPTY;
-	cu.stream = 1;
-	v.unsent = 0;
-	v.held = 1;
-	v.now_us = t + 25000;
-	step_as_module(&cu, &v);
-	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	EXPECT_EQ(IMTCP_STATE_STORE, tail_after_stream(&cu, &v, t));
 }
 
 /*
