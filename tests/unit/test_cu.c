@@ -776,15 +776,6 @@ TEST(no_hold_for_a_finished_write_s_tail)
 }
 
 /*
- * The same for a stream whose hold began with nothing held, waiting for
- * the next frame, and that the frame's write ended at once (how nearly
- * every stream of a media sender begins): it came whole from the write,
- * so once it has left, the frame's partial segment is not held for the
- * next stream. A hold whose segments came in small writes, one step
- * each, or in a write with no quiet time before it (a writer its send
- * buffer paces), still holds that tail.
- */
-/*
  * A hold of nothing begun at an ACK at @t, @written bytes having come at
  * @t (0: the last write long before). Returns whether it holds.
  */
@@ -819,6 +810,15 @@ static u32 tail_after_stream(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 	return cu->state;
 }
 
+/*
+ * The same for a stream whose hold began with nothing held, waiting for
+ * the next frame, and that the frame's write ended at once (how nearly
+ * every stream of a media sender begins): it came whole from the write,
+ * so once it has left, the frame's partial segment is not held for the
+ * next stream. A hold whose segments came in small writes, one step
+ * each, or in a write with no quiet time before it (a writer its send
+ * buffer paces), still holds that tail.
+ */
 TEST(no_hold_for_the_tail_of_a_frame_that_ended_a_hold)
 {
 	struct imtcp_cu cu;
