@@ -142,17 +142,68 @@ static void pacing_on(struct sock *sk)
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
 }
 
+/*
+ * The application's cap on its rate (SO_MAX_PACING_RATE), in bit/s; 0
+ * where it set none (or 0, which the stack's pacing ignores).
+ */
+static u64 app_cap_bps(const struct sock *sk)
+{
+	unsigned long cap_Bps = READ_ONCE(sk->sk_max_pacing_rate);
+
+	return cap_Bps == ~0UL ? 0 : imtcp_bps_of_pacing_Bps(cap_Bps);
+}
+
 static void pacing_off(struct sock *sk)
 {
-	if (READ_ONCE(sk->sk_max_pacing_rate) != ~0UL)
+	if (app_cap_bps(sk))
 		return;
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NEEDED, SK_PACING_NONE);
 }
 
 /*
- * End a hold: the next segment may leave now. If the stack armed its
- * pacing timer for the hold's end meanwhile (tcp_pacing_check arms it
- * once and leaves it while it is queued), the timer is moved to now,
+ * Hold the next segment back until @t_ns (a hold, or a stream's next
+ * slot): move the stack's departure time on, noting where the stack had
+ * it, unless a hold had already moved it there.
+ */
+static void hold_until(struct sock *sk, struct imtcp_meas *meas, u64 t_ns)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (t_ns <= tp->tcp_wstamp_ns)
+		return;
+	if (tp->tcp_wstamp_ns != meas->held_until_ns)
+		meas->unheld_ns = tp->tcp_wstamp_ns;
+	tp->tcp_wstamp_ns = t_ns;
+	meas->held_until_ns = t_ns;
+}
+
+/*
+ * When the next segment may leave once a hold ends: now, where pacing
+ * goes off; under the application's cap, when the stack's own pacing
+ * lets it (its departure time from before the hold, or the one it set
+ * since, sending at most at the cap). Given back as now, it let a
+ * connection under an 8 Mbit/s cap carry up to 8.7: a stream planned
+ * above the cap fell behind and caught up in one skb of 9 segments,
+ * whose 13 ms at the cap were forgotten at the stream's end (captures:
+ * up to 0.65 s of 6.7 s sent faster than the cap, nearly all in
+ * streams).
+ */
+static u64 unheld_ns(const struct sock *sk, const struct imtcp_meas *meas)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!app_cap_bps(sk))
+		return tp->tcp_clock_cache;
+	if (tp->tcp_wstamp_ns != meas->held_until_ns)
+		return tp->tcp_wstamp_ns;
+	return max(tp->tcp_clock_cache, meas->unheld_ns);
+}
+
+/*
+ * End a hold: the next segment may leave now, or, where the application
+ * capped its rate, when the cap lets it (unheld_ns). If the stack armed
+ * its pacing timer for the hold's end meanwhile (tcp_pacing_check arms
+ * it once and leaves it while it is queued), the timer is moved to then,
  * keeping the socket reference the stack took for it: left as it was,
  * it held back every segment after the first of the stream that ends
  * the hold until the hold's end, and they left as one burst (traced: a
@@ -161,13 +212,14 @@ static void pacing_off(struct sock *sk)
  * path). Under the socket lock no one else arms it, and a timer that
  * already fires keeps its own reference.
  */
-static void end_hold(struct sock *sk)
+static void end_hold(struct sock *sk, const struct imtcp_meas *meas)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
+	u64 t_ns = unheld_ns(sk, meas);
 
-	if (tp->tcp_wstamp_ns <= tp->tcp_clock_cache)
+	if (tp->tcp_wstamp_ns <= t_ns)
 		return;
-	tp->tcp_wstamp_ns = tp->tcp_clock_cache;
+	tp->tcp_wstamp_ns = t_ns;
 	if (hrtimer_try_to_cancel(&tp->pacing_timer) == 1)
 		hrtimer_start(&tp->pacing_timer, ns_to_ktime(tp->tcp_wstamp_ns),
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
@@ -235,27 +287,40 @@ static u64 range_cap_bps(const struct imtcp_meas *meas, u64 hint_bps, u32 mss)
 		   2 * imtcp_envelope_bps(&meas->cfg, mss));
 }
 
+/*
+ * A measurement's search range, before its first stream: within what
+ * the connection knows, and never above the application's cap, which no
+ * stream can exceed (one planned above it fell behind and left its
+ * segments in bursts).
+ */
+static void bound_range(struct sock *sk, struct imtcp_meas *meas, u64 hint_bps)
+{
+	u64 cap_bps = app_cap_bps(sk);
+
+	if (!meas->est.hi_bps)
+		imtcp_first_range(&meas->est, hint_bps);
+	imtcp_est_bound(&meas->est,
+			imtcp_range_floor(meas->dlv_max_bps, hint_bps,
+					  own_rate_bps(sk), meas->cu.limited),
+			range_cap_bps(meas, hint_bps, tcp_sk(sk)->mss_cache));
+	if (cap_bps)
+		imtcp_est_bound(&meas->est, 0, cap_bps);
+}
+
 static void begin_stream(struct sock *sk, struct imtcp_meas *meas)
 {
 	struct imtcp_stream *st = &meas->st[meas->cu.stream];
 	struct tcp_sock *tp = tcp_sk(sk);
-	u64 hint = rate_hint(sk);
 
-	if (!meas->est.hi_bps)
-		imtcp_first_range(&meas->est, hint);
 	if (!meas->cu.stream)
-		imtcp_est_bound(&meas->est,
-				imtcp_range_floor(meas->dlv_max_bps, hint,
-						  own_rate_bps(sk),
-						  meas->cu.limited),
-				range_cap_bps(meas, hint, tp->mss_cache));
+		bound_range(sk, meas, rate_hint(sk));
 	imtcp_plan_stream(&meas->est, &meas->cfg, meas->cu.stream, st);
 	st->seg_bytes = tp->mss_cache;
 	meas->stream_seq[meas->cu.stream] = tp->snd_nxt;
 	meas->mss = tp->mss_cache;
 	meas->stream_t0_ns = tp->tcp_clock_cache;
 	shape(sk, meas, 1);
-	end_hold(sk);
+	end_hold(sk, meas);
 	pacing_on(sk);
 	imtcp_set_pacing_Bps(sk,
 			     imtcp_pacing_Bps(imtcp_gap_bps(st, meas->cfg.n, 0)));
@@ -294,15 +359,14 @@ static void enter_state(struct sock *sk, struct imtcp_meas *meas, u32 from)
 				  tp->srtt_us >> 3);
 		meas->cu.deadline_us = now_us(tp) + t;
 		imtcp_set_reno_pacing(sk);
-		tp->tcp_wstamp_ns = max(tp->tcp_wstamp_ns, tp->tcp_clock_cache +
-					(u64)t * NSEC_PER_USEC);
+		hold_until(sk, meas, tp->tcp_clock_cache + (u64)t * NSEC_PER_USEC);
 		break;
 	case IMTCP_STATE_SEND:
 		begin_stream(sk, meas);
 		break;
 	default:	/* EMPTY, PASS, OFF */
 		unshape(sk, meas);
-		end_hold(sk);
+		end_hold(sk, meas);
 		pacing_off(sk);
 		imtcp_set_reno_pacing(sk);
 		break;
@@ -421,18 +485,36 @@ static void unpublish(struct imtcp_meas *meas, u64 bps, u8 why)
 }
 
 /*
+ * Whether the streams, up to the application's cap, all found A above
+ * them: the path has room beyond what this connection may send.
+ */
+static bool above_app_cap(const struct sock *sk, const struct imtcp_meas *meas,
+			  enum imtcp_edge edge)
+{
+	u64 cap_bps = app_cap_bps(sk);
+
+	return cap_bps && edge == IMTCP_EDGE_HIGH &&
+	       meas->st[meas->cfg.k - 1].hi_bps >= cap_bps;
+}
+
+/*
  * Beyond the operating envelope (imtcp_envelope_bps): the connection was
  * delivered faster than a stream can measure (so C is faster still), or
- * the fit put A there. Then nothing is published: the estimate, and
- * TCP_CC_INFO's, read 0 and the reason says why, until a measurement
- * inside the envelope is taken.
+ * the fit put A there; or, under the application's cap, every stream up
+ * to the cap found A above it (the envelope shown is then the cap). Then
+ * nothing is published: the estimate, and TCP_CC_INFO's, read 0 and the
+ * reason says why, until a measurement inside the envelope is taken.
  */
-static bool out_of_envelope(struct imtcp_meas *meas, u64 fit_bps)
+static bool out_of_envelope(const struct sock *sk, struct imtcp_meas *meas,
+			    u64 fit_bps, enum imtcp_edge edge)
 {
 	u64 env_bps = imtcp_envelope_bps(&meas->cfg, meas->mss);
+	u64 cap_bps = app_cap_bps(sk);
 
-	WRITE_ONCE(meas->entry.pub.envelope_bps, env_bps);
-	if (max(meas->dlv_max_bps, fit_bps) <= env_bps) {
+	WRITE_ONCE(meas->entry.pub.envelope_bps,
+		   cap_bps ? min(env_bps, cap_bps) : env_bps);
+	if (max(meas->dlv_max_bps, fit_bps) <= env_bps &&
+	    !above_app_cap(sk, meas, edge)) {
 		WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_NONE);
 		return false;
 	}
@@ -537,7 +619,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	imtcp_est_age_served(&meas->est, &meas->cfg, tp->tcp_mstamp, rtt_us);
 	fit = imtcp_served_cap(meas->st, meas->cfg.k, fit, &meas->est.served,
 			       &edge, &rse);
-	outside = out_of_envelope(meas, fit);
+	outside = out_of_envelope(sk, meas, fit, edge);
 	meas->dlv_max_bps -= meas->dlv_max_bps / 4;	/* let the floor follow a fall */
 	if (fit && !outside)
 		imtcp_est_result_at(&meas->est, &meas->cfg, tp->tcp_mstamp,
@@ -746,7 +828,7 @@ static u32 pace_stream(struct sock *sk, struct imtcp_meas *meas)
 			now > tp->tcp_wstamp_ns ? now - tp->tcp_wstamp_ns : 0,
 			held_segs(sk), &p);
 	if (p.wait_ns)
-		tp->tcp_wstamp_ns = max(tp->tcp_wstamp_ns, now + p.wait_ns);
+		hold_until(sk, meas, now + p.wait_ns);
 	shape(sk, meas, p.segs);
 	imtcp_set_pacing_Bps(sk, p.pacing_Bps);
 	return meas->gso_segs;
@@ -877,7 +959,7 @@ void imtcp_meas_free(struct sock *sk, struct imtcp_meas *meas)
 		return;
 	unshape(sk, meas);
 	if (meas->cu.state == IMTCP_STATE_STORE || meas->cu.state == IMTCP_STATE_SEND) {
-		end_hold(sk);
+		end_hold(sk, meas);
 		pacing_off(sk);
 	}
 	imtcp_registry_del(&meas->entry);

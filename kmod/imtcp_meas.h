@@ -49,6 +49,8 @@ struct imtcp_meas {
 	s32 delay_min_us[2];		/* lowest, this and last (0: none) */
 	u32 streams_failed;
 	u64 stream_t0_ns;		/* first departure of the stream */
+	u64 held_until_ns;		/* tcp_wstamp_ns as a hold set it */
+	u64 unheld_ns;			/* .. and as the stack had it before */
 	u16 saved_gso_max_segs;		/* while a stream goes out */
 	u16 gso_segs;			/* what we set it to meanwhile */
 	bool shaped;			/* gso_max_segs is ours */

@@ -57,8 +57,11 @@ test_reordering_path() {
 # The application's pacing cap (SO_MAX_PACING_RATE, 8 Mbit/s through the
 # 50 Mbit/s bottleneck) holds on an imtcp socket as on reno: the
 # measurement switches its internal pacing off between streams, but not
-# where the application asked for it. Measured goodput within 4-8.8
-# (the cap counts headers too, and streams may run above it briefly).
+# where the application asked for it, and a hold's end keeps what the
+# cap owes. Goodput within 4-8.2 (the cap counts payload; the stack
+# gives back up to half a gap after a late send). Until 2026-11-29
+# imtcp carried 7.98-8.83 here in ten CI runs (a stream's end forgot
+# the cap's debt), reno 7.5-7.9; since, 7.81-7.82 in five VM runs.
 test_pacing_cap() {
 	local a g
 	shape $RATE $DELAY || fail "shape"
@@ -66,7 +69,7 @@ test_pacing_cap() {
 		a=$(timed_send $cc 5406 6 -M 8) || fail "$cc transfer"
 		echo "$a"
 		g=$(field goodput_mbps "$a")
-		float_ok "$g >= 4 && $g <= 8.8" ||
+		float_ok "$g >= 4 && $g <= 8.2" ||
 			fail "$cc with an 8 Mbit/s cap carried $g Mbit/s"
 	done
 }

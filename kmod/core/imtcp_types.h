@@ -70,6 +70,15 @@ static inline u64 imtcp_pacing_Bps(u64 rate_bps)
 }
 
 /*
+ * The rate in bits per second of a kernel byte rate (an application's
+ * SO_MAX_PACING_RATE), saturating where it would overflow.
+ */
+static inline u64 imtcp_bps_of_pacing_Bps(u64 pacing_Bps)
+{
+	return pacing_Bps > U64_MAX / 8 ? U64_MAX : pacing_Bps * 8;
+}
+
+/*
  * Where a measurement's result lies in the search range it probed
  * (imtcp_fit.c); the busy-link bounds (imtcp_busy.c) move it too.
  */
