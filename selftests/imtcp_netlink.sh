@@ -326,24 +326,42 @@ PY
 # socket showed 4.9, 1.1-1.4 s after the fall). Each move event is the
 # traced imtcp_move's figure, in order; -w's table shows a move as a
 # row whose Note says so.
+#
+# The move comes 0.8-1.0 s after the fall (twelve runs), once the busy
+# cap has fallen; a result that comes before it leaves nothing to move
+# (one CI run in about a dozen: no move row). Then, the rest checked,
+# the fall is run once more; no move in two runs fails.
 test_monitor_moves() {
-	local snd rcv mon dmp tmon line cookie tfall budget
-	local p=/sys/module/imtcp/parameters
+	local try rc
+	for try in 1 2; do
+		monitor_fall $((5402 + try))
+		rc=$?
+		[ $rc = 3 ] || return $rc
+		echo "no move: a result came before the busy cap fell; once more"
+	done
+	fail "no move toward 4 Mbit/s after the fall, in two runs"
+}
+
+# monitor_fall PORT: one run of the fall above; returns 3 when every
+# check held but no move came.
+monitor_fall() {
+	local port=$1 snd rcv mon dmp tmon line cookie tfall budget rc
+	local p=/sys/module/imtcp/parameters w=$WORK/m$1
 	budget=$(cat $p/hold_budget)
 	SHAPE_BURST=$TWO_FRAMES shape 20mbit 20 || fail "shaping"
-	ip netns exec "$NS_SND" "$STAT" -w -j -t dport 5403 > "$WORK/mevents" 2>&1 &
+	ip netns exec "$NS_SND" "$STAT" -w -j -t dport "$port" > "$w.events" 2>&1 &
 	mon=$!
-	ip netns exec "$NS_SND" "$STAT" -i 0.25 -j -t dport 5403 > "$WORK/mdumps" 2>&1 &
+	ip netns exec "$NS_SND" "$STAT" -i 0.25 -j -t dport "$port" > "$w.dumps" 2>&1 &
 	dmp=$!
-	ip netns exec "$NS_SND" "$STAT" -w dport 5403 > "$WORK/mtable" 2>&1 &
+	ip netns exec "$NS_SND" "$STAT" -w dport "$port" > "$w.table" 2>&1 &
 	tmon=$!
 	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw imtcp/imtcp_move ||
 		fail "tracing"
 	sleep 1
-	in_rcv "$XFER" recv -p 5403 2>/dev/null &
+	in_rcv "$XFER" recv -p "$port" 2>/dev/null &
 	rcv=$!
 	echo 1 > $p/hold_budget
-	in_snd "$XFER" send -c $RCV_ADDR -p 5403 -C imtcp -t 14 > "$WORK/mx" &
+	in_snd "$XFER" send -c $RCV_ADDR -p "$port" -C imtcp -t 14 > "$w.x" &
 	snd=$!
 	sleep 1		# the socket has read the parameter: put it back
 	echo "$budget" > $p/hold_budget
@@ -352,19 +370,14 @@ test_monitor_moves() {
 	SHAPE_BURST=$TWO_FRAMES shape 4mbit 20 || fail "reshaping"
 	wait $snd $rcv
 	sleep 0.5
-	trace_stop "$WORK/move.trace"
+	trace_stop "$w.trace"
 	kill "$mon" "$dmp" "$tmon"
 	shape 50mbit 20 || fail "reshaping back"
-	# the table's row: the figure shown, and the Note says it moved
-	grep "moved: " "$WORK/mtable" | head -n 2
-	grep -Eq " [0-9.]+[KM]bps .*moved: capped by busy rate, probe [0-9.]+Mbps" \
-		"$WORK/mtable" || fail "no move row in imtcp-stat -w's table"
-	line=$(cat "$WORK/mx")
+	line=$(cat "$w.x")
 	echo "$line"
 	cookie=$(field cookie "$line")
 	[ -n "$cookie" ] || fail "no transfer"
-	python3 - "$WORK/mevents" "$WORK/mdumps" "$WORK/move.trace" "$cookie" \
-		"$tfall" <<'PY' || fail "move events"
+	python3 - "$w.events" "$w.dumps" "$w.trace" "$cookie" "$tfall" <<'PY'
 import json, re, sys
 ck, tfall = int(sys.argv[4]), float(sys.argv[5])
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -405,10 +418,17 @@ print(f"dumps off what listeners heard: {len(off)} {off[:5]}")
 assert ev and dumps, "no events or no dumps"
 assert [e["estimate_bps"] for e in moves] == traced, "move events and trace differ"
 assert all(e["estimate_bps"] > 0 for e in moves)
-assert any(e["time"] > tfall and e["estimate_bps"] < 8e6 for e in moves), \
-    "no move toward 4 Mbit/s after the fall"
 assert not off, "listeners kept a figure the socket no longer shows"
+if not any(e["time"] > tfall and e["estimate_bps"] < 8e6 for e in moves):
+    sys.exit(3)
 PY
+	rc=$?
+	[ $rc = 0 ] || [ $rc = 3 ] || fail "move events"
+	[ $rc = 3 ] && return 3
+	# the table's row: the figure shown, and the Note says it moved
+	grep "moved: " "$w.table" | head -n 2
+	grep -Eq " [0-9.]+[KM]bps .*moved: capped by busy rate, probe [0-9.]+Mbps" \
+		"$w.table" || fail "no move row in imtcp-stat -w's table"
 }
 
 test_close_during_dumps_and_unload() {
