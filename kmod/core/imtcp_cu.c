@@ -429,6 +429,17 @@ static bool may_hold(const struct imtcp_cu *cu, u32 n,
 }
 
 /*
+ * The writes since the last quiet time brought a whole stream of @n: the
+ * frame came whole, so it is finished, even before the quiet time that
+ * would say so has passed.
+ */
+static bool burst_whole(const struct imtcp_cu *cu, u32 n,
+			const struct imtcp_cu_view *v)
+{
+	return v->mss && v->write_seq - cu->burst_seq >= n * v->mss;
+}
+
+/*
  * All that waits is the tail of an application-limited sender's finished
  * write: less than a segment (Nagle keeps it until the ACKs come), and
  * nothing more until the next write, which brings its stream whole (the
@@ -443,17 +454,29 @@ static bool may_hold(const struct imtcp_cu *cu, u32 n,
  * hold may gather its next frame (without this exception, two runs of
  * such a sender gave 0.09 and 0.12 estimates per RTT; 0.11-0.15 in four
  * with it).
+ *
+ * Finished also when the write came whole less than the quiet time ago
+ * (burst_whole): traced, a measurement's last ACK came 2.5 ms after a
+ * frame's write, whose 17 segments had all left unheld; its partial
+ * segment was held for the next frame, 32 ms, and the frame took 62 ms
+ * where the ones around it took 34-37.
  */
-static bool tail_waits(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
+static bool tail_waits(const struct imtcp_cu *cu, u32 n,
+		       const struct imtcp_cu_view *v)
 {
-	return cu->writes_whole && v->held && between_writes(cu, v);
+	if (!cu->writes_whole || !v->held)
+		return false;
+	if (between_writes(cu, v))
+		return true;
+	return !cu->limited && !v->unsent && !v->writer_waits &&
+	       burst_whole(cu, n, v);
 }
 
 /* A hold (for a new measurement or a started one's next stream) begins. */
 static bool may_begin(const struct imtcp_cu *cu, u32 n,
 		      const struct imtcp_cu_view *v)
 {
-	return may_hold(cu, n, v) && may_start(cu, v) && !tail_waits(cu, v);
+	return may_hold(cu, n, v) && may_start(cu, v) && !tail_waits(cu, n, v);
 }
 
 static u32 goto_state(struct imtcp_cu *cu, u32 state)

@@ -713,7 +713,8 @@ static u32 whole_frame_measured(struct imtcp_cu *cu, struct imtcp_cu_view *v,
  * then a failed hold). Once it has left, a hold that holds nothing
  * waits for the next frame. A write not yet finished, frames whose
  * streams holds gathered (small writes), or a sender its window limits:
- * a hold begins at once, as before.
+ * a hold begins at once, as before. A last ACK that comes within the
+ * quiet time after a write that brought a whole stream: as finished.
  */
 TEST(no_hold_for_a_finished_write_s_tail)
 {
@@ -773,6 +774,19 @@ TEST(no_hold_for_a_finished_write_s_tail)
 	v.now_us += 30000;
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+
+	/* the last ACK within the quiet time, the frame whole: as finished */
+	cu = started();
+	v = writes(0);
+	ASSERT_EQ(IMTCP_STATE_SEND, whole_frame_measured(&cu, &v, 17, t));
+	cu.stream = K;
+	v.unsent = 0;
+	v.held = 1;
+	v.in_flight = 2;
+	v.acked = true;
+	v.now_us = t + 2000;			/* < srtt / 8 */
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 }
 
 /*
