@@ -112,6 +112,7 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->wrote = 0;
 	cu->writes_whole = 0;
 	cu->writes_short = 0;
+	cu->write_segs = 0;
 	cu->burst_seq = 0;
 	cu->rest_until_us = 0;
 	cu->write_seq = 0;
@@ -327,6 +328,9 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 		write_ended(cu, v);
 	}
 	if (!cu->started || v->write_seq != cu->write_seq) {
+		if (cu->started && v->mss)
+			cu->write_segs = min_t(u32, (v->write_seq - cu->write_seq) /
+					       v->mss, U8_MAX);
 		cu->write_seq = v->write_seq;
 		cu->write_us = v->now_us;
 	}
@@ -472,11 +476,32 @@ static bool tail_waits(const struct imtcp_cu *cu, u32 n,
 	       burst_whole(cu, n, v);
 }
 
+/*
+ * While the last stream did not come whole from a write (so before the
+ * first): all that waits (less than m) is the rest of a write that
+ * brought a whole stream at once, which the window kept back. A hold begun now gathers nothing
+ * until the next write and keeps that rest from its frame. Traced (a
+ * media sender in slow start, three runs): the connection's first hold
+ * began 3.8 ms after frame 2's write with its last two segments, failed
+ * 22-25 ms later, and frame 2 and, through Minshall's rule, the frames
+ * after it took 47-54 ms where reno's took 31-36. A sender that writes
+ * a stream's worth in small writes never brings one at once, and holds
+ * as before.
+ */
+static bool rest_of_whole_write(const struct imtcp_cu *cu, u32 n,
+				const struct imtcp_cu_view *v)
+{
+	return !cu->writes_whole && !cu->stream && !cu->limited &&
+	       !v->writer_waits && v->held && v->held < cu->m &&
+	       cu->write_segs >= n;
+}
+
 /* A hold (for a new measurement or a started one's next stream) begins. */
 static bool may_begin(const struct imtcp_cu *cu, u32 n,
 		      const struct imtcp_cu_view *v)
 {
-	return may_hold(cu, n, v) && may_start(cu, v) && !tail_waits(cu, n, v);
+	return may_hold(cu, n, v) && may_start(cu, v) && !tail_waits(cu, n, v) &&
+	       !rest_of_whole_write(cu, n, v);
 }
 
 static u32 goto_state(struct imtcp_cu *cu, u32 state)

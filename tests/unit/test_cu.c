@@ -790,6 +790,51 @@ TEST(no_hold_for_a_finished_write_s_tail)
 }
 
 /*
+ * A frame of 17 segments in slow start, the window letting 4 of them go,
+ * its last @last segments written a step after the rest (17: one write);
+ * then, 3.8 ms later, the ACK that opens the window with 2 of the frame
+ * left. Returns the state that ACK leads to.
+ */
+static u32 rest_of_frame(u32 last)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t = 10000, i, segs[2] = { 17 - last, last };
+
+	cu.state = IMTCP_STATE_EMPTY;
+	v.srtt_us = 40000;
+	v.slow_start = true;
+	v.cwnd = 32;
+	v.in_flight = 28;
+	for (i = 0; i < 2; i++) {
+		if (!segs[i])
+			continue;
+		v.now_us = t + i;
+		v.write_seq += segs[i] * 1448;
+		v.unsent += segs[i];
+		v.held = min_t(u32, v.unsent, 4);
+		step_as_module(&cu, &v);
+	}
+	v.now_us = t + 3800;
+	v.unsent = 1;
+	v.held = 2;
+	step_as_module(&cu, &v);
+	return cu.state;
+}
+
+/*
+ * Before any stream came whole from a write, the rest of a write that
+ * brought a whole stream at once (the window kept it back in slow start)
+ * starts no hold: it would wait for the next frame. Where the last write
+ * brought less (a frame in smaller writes), the hold begins as before.
+ */
+TEST(no_hold_for_the_rest_of_a_whole_write)
+{
+	EXPECT_EQ(IMTCP_STATE_EMPTY, rest_of_frame(17));
+	EXPECT_EQ(IMTCP_STATE_STORE, rest_of_frame(2));
+}
+
+/*
  * A hold of nothing begun at an ACK at @t, @written bytes having come at
  * @t (0: the last write long before). Returns whether it holds.
  */
