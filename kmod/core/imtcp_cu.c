@@ -479,14 +479,14 @@ static bool tail_waits(const struct imtcp_cu *cu, u32 n,
 /*
  * While the last stream did not come whole from a write (so before the
  * first): all that waits (less than m) is the rest of a write that
- * brought a whole stream at once, which the window kept back. A hold begun now gathers nothing
- * until the next write and keeps that rest from its frame. Traced (a
- * media sender in slow start, three runs): the connection's first hold
- * began 3.8 ms after frame 2's write with its last two segments, failed
- * 22-25 ms later, and frame 2 and, through Minshall's rule, the frames
- * after it took 47-54 ms where reno's took 31-36. A sender that writes
- * a stream's worth in small writes never brings one at once, and holds
- * as before.
+ * brought a whole stream at once, which the window kept back. A hold
+ * begun now gathers nothing until the next write and keeps that rest
+ * from its frame. Traced (a media sender in slow start, three runs): the
+ * connection's first hold began 3.8 ms after frame 2's write with its
+ * last two segments, failed 22-25 ms later, and frame 2 and, through
+ * Minshall's rule, the frames after it took 47-54 ms where reno's took
+ * 31-36. A sender that writes a stream's worth in small writes never
+ * brings one at once, and holds as before.
  */
 static bool rest_of_whole_write(const struct imtcp_cu *cu, u32 n,
 				const struct imtcp_cu_view *v)
