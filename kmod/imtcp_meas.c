@@ -188,7 +188,8 @@ static void hold_until(struct sock *sk, struct imtcp_meas *meas, u64 t_ns)
  * up to 0.65 s of 6.7 s sent faster than the cap, nearly all in
  * streams).
  */
-static u64 unheld_ns(const struct sock *sk, const struct imtcp_meas *meas)
+static u64 departure_after_hold_ns(const struct sock *sk,
+				   const struct imtcp_meas *meas)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
@@ -201,21 +202,21 @@ static u64 unheld_ns(const struct sock *sk, const struct imtcp_meas *meas)
 
 /*
  * End a hold: the next segment may leave now, or, where the application
- * capped its rate, when the cap lets it (unheld_ns). If the stack armed
- * its pacing timer for the hold's end meanwhile (tcp_pacing_check arms
- * it once and leaves it while it is queued), the timer is moved to then,
- * keeping the socket reference the stack took for it: left as it was,
- * it held back every segment after the first of the stream that ends
- * the hold until the hold's end, and they left as one burst (traced: a
- * media sender's stream of 10 segments planned over 15 ms left 32 ms
- * late at once, and its rise read as A = 5 Mbit/s on an idle 30 Mbit/s
- * path). Under the socket lock no one else arms it, and a timer that
- * already fires keeps its own reference.
+ * capped its rate, when the cap lets it (departure_after_hold_ns). If
+ * the stack armed its pacing timer for the hold's end meanwhile
+ * (tcp_pacing_check arms it once and leaves it while it is queued), the
+ * timer is moved to then, keeping the socket reference the stack took
+ * for it: left as it was, it held back every segment after the first of
+ * the stream that ends the hold until the hold's end, and they left as
+ * one burst (traced: a media sender's stream of 10 segments planned over
+ * 15 ms left 32 ms late at once, and its rise read as A = 5 Mbit/s on an
+ * idle 30 Mbit/s path). Under the socket lock no one else arms it, and a
+ * timer that already fires keeps its own reference.
  */
 static void end_hold(struct sock *sk, const struct imtcp_meas *meas)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	u64 t_ns = unheld_ns(sk, meas);
+	u64 t_ns = departure_after_hold_ns(sk, meas);
 
 	if (tp->tcp_wstamp_ns <= t_ns)
 		return;
@@ -488,11 +489,9 @@ static void unpublish(struct imtcp_meas *meas, u64 bps, u8 why)
  * Whether the streams, up to the application's cap, all found A above
  * them: the path has room beyond what this connection may send.
  */
-static bool above_app_cap(const struct sock *sk, const struct imtcp_meas *meas,
+static bool above_app_cap(const struct imtcp_meas *meas, u64 cap_bps,
 			  enum imtcp_edge edge)
 {
-	u64 cap_bps = app_cap_bps(sk);
-
 	return cap_bps && edge == IMTCP_EDGE_HIGH &&
 	       meas->st[meas->cfg.k - 1].hi_bps >= cap_bps;
 }
@@ -514,7 +513,7 @@ static bool out_of_envelope(const struct sock *sk, struct imtcp_meas *meas,
 	WRITE_ONCE(meas->entry.pub.envelope_bps,
 		   cap_bps ? min(env_bps, cap_bps) : env_bps);
 	if (max(meas->dlv_max_bps, fit_bps) <= env_bps &&
-	    !above_app_cap(sk, meas, edge)) {
+	    !above_app_cap(meas, cap_bps, edge)) {
 		WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_NONE);
 		return false;
 	}

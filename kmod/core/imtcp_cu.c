@@ -320,17 +320,16 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	dt = v->now_us - cu->last_us;
 	cu->last_us = v->now_us;
 	cu->wrote = 0;
-	if (cu->started && v->write_seq != cu->write_seq &&
-	    write_finished(cu, v)) {	/* a write after a quiet time */
+	if (cu->started && v->write_seq != cu->write_seq) {
 		if (v->mss)
-			cu->wrote = min_t(u32, (v->write_seq - cu->write_seq) /
-					  v->mss, U8_MAX);
-		write_ended(cu, v);
-	}
-	if (!cu->started || v->write_seq != cu->write_seq) {
-		if (cu->started && v->mss)
 			cu->write_segs = min_t(u32, (v->write_seq - cu->write_seq) /
 					       v->mss, U8_MAX);
+		if (write_finished(cu, v)) {	/* a write after a quiet time */
+			cu->wrote = v->mss ? cu->write_segs : 0;
+			write_ended(cu, v);
+		}
+	}
+	if (!cu->started || v->write_seq != cu->write_seq) {
 		cu->write_seq = v->write_seq;
 		cu->write_us = v->now_us;
 	}
@@ -468,12 +467,10 @@ static bool burst_whole(const struct imtcp_cu *cu, u32 n,
 static bool tail_waits(const struct imtcp_cu *cu, u32 n,
 		       const struct imtcp_cu_view *v)
 {
-	if (!cu->writes_whole || !v->held)
+	if (!cu->writes_whole || !v->held || cu->limited || v->unsent)
 		return false;
-	if (between_writes(cu, v))
-		return true;
-	return !cu->limited && !v->unsent && !v->writer_waits &&
-	       burst_whole(cu, n, v);
+	return write_finished(cu, v) ||
+	       (!v->writer_waits && burst_whole(cu, n, v));
 }
 
 /*
