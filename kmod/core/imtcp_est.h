@@ -147,7 +147,7 @@ void imtcp_served_forget(struct imtcp_served *mem);
 u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u64 fit_bps,
 		     struct imtcp_served *mem, enum imtcp_edge *edge,
 		     u32 *rse);
-void imtcp_first_range(struct imtcp_est *e, u64 hint_bps);
+void imtcp_first_range(struct imtcp_est *e, u64 hint_bps, bool app_limited);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
 u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 own_bps,
 		      bool window_limited);

@@ -696,6 +696,22 @@ TEST(range_floor_of_an_application_limited_sender)
 		  imtcp_range_floor(0, 48 * MBIT, 10 * MBIT, true));
 }
 
+/*
+ * The first range: from half the hint to 16 times it where the window
+ * limits the sender, to 4 times it for an application-limited one.
+ */
+TEST(first_range_of_an_application_limited_sender)
+{
+	struct imtcp_est e = { 0 };
+
+	imtcp_first_range(&e, 10 * MBIT, false);
+	EXPECT_EQ(5 * MBIT, e.lo_bps);
+	EXPECT_EQ(160 * MBIT, e.hi_bps);
+	imtcp_first_range(&e, 10 * MBIT, true);
+	EXPECT_EQ(5 * MBIT, e.lo_bps);
+	EXPECT_EQ(40 * MBIT, e.hi_bps);
+}
+
 /* From a slow-start hint far below A, the first estimates find A. */
 static void converge(struct __test_metadata *_metadata, double a, int poisson,
 		     int delayed, double noise, double tol, int by)
@@ -708,7 +724,7 @@ static void converge(struct __test_metadata *_metadata, double a, int poisson,
 	s.poisson = poisson;
 	s.every_second = delayed;
 	s.noise_us = noise;
-	imtcp_first_range(&e, 3 * MBIT);
+	imtcp_first_range(&e, 3 * MBIT, false);
 	for (i = 0; i < by; i++)
 		sim_measure(&s, &e, &cfg, st, i * 40000.0);
 	EXPECT_LT(err(e.estimate_bps, a), tol) {
@@ -750,7 +766,7 @@ static double bucket_err(u32 bucket_segs, int fit_no_bucket, u32 *segs)
 	s.fit_no_bucket = fit_no_bucket;
 	s.every_second = 1;
 	s.noise_us = 100;
-	imtcp_first_range(&e, 3 * MBIT);
+	imtcp_first_range(&e, 3 * MBIT, false);
 	for (i = 0; i < 70; i++) {
 		u64 r = sim_measure(&s, &e, &cfg, st, i * 40000.0);
 
@@ -815,7 +831,7 @@ static double poisson_median(struct __test_metadata *_metadata, double a,
 		s.noise_us = 50;
 		s.standing_us = standing_us;
 		s.seed = seed;
-		imtcp_first_range(&e, 3 * MBIT);
+		imtcp_first_range(&e, 3 * MBIT, false);
 		for (i = 0; i < 220; i++) {
 			u64 r = sim_measure(&s, &e, &cfg, st, i * 40000.0);
 
@@ -933,7 +949,7 @@ TEST(steps_of_a_are_followed)
 
 	s.every_second = 1;
 	s.noise_us = 30;
-	imtcp_first_range(&e, 3 * MBIT);
+	imtcp_first_range(&e, 3 * MBIT, false);
 	for (i = 0; i < 10; i++)
 		sim_measure(&s, &e, &cfg, st, i * 40000.0);
 	s.x_bps = 80e6;
