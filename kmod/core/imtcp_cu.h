@@ -68,6 +68,7 @@ struct imtcp_cu {
 	u8 writes_whole;/* so did the last stream's, without the window */
 	u8 writes_short;/* the last two finished writes: < WRITE_SEGS_MIN */
 	u8 write_segs;	/* full segments the last write brought at once */
+	u8 first_len;	/* no length known: the last write's (0: N) */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
 	u32 write_seq;	/* the application's write_seq at the last step */

@@ -1022,6 +1022,68 @@ TEST(only_application_limited_writes_of_n_min_set_the_length)
 }
 
 /*
+ * A media sender's first frames in slow start: the window keeps part of
+ * each back, so no two finished writes tell the length. Until they do,
+ * a measurement's streams are as long as the last write that came after
+ * a quiet time (up to IMTCP_N_MAX), N if that brought N or fewer; a
+ * stream the window makes forgets it.
+ */
+TEST(a_first_measurement_is_as_long_as_the_last_write)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t = 10000, i;
+
+	for (i = 0; i < 2; i++, t += FRAME_GAP_US) {
+		frame_at(&cu, &v, 17, t);
+		v.unsent = 1000;		/* the window keeps data back */
+		v.now_us = t + QUIET_US;
+		step_as_module(&cu, &v);
+	}
+	EXPECT_EQ(0, cu.n_writes);		/* not known */
+	EXPECT_EQ(IMTCP_N_MAX, imtcp_cu_stream_len(&cu));
+	frame_at(&cu, &v, 17, t);
+	cu.state = IMTCP_STATE_STORE;
+	v.held = 17;
+	v.now_us = t + 100;
+	step_as_module(&cu, &v);
+	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
+	EXPECT_EQ(IMTCP_N_MAX, imtcp_cu_stream_len(&cu));
+
+	cu = started();
+	v = writes(0);
+	t = 10000;
+	frame_at(&cu, &v, 17, t);
+	v.unsent = 1000;
+	v.now_us = t + QUIET_US;
+	step_as_module(&cu, &v);
+	frame_at(&cu, &v, N, t += FRAME_GAP_US);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));	/* N or fewer: N */
+	frame_at(&cu, &v, 12, t += FRAME_GAP_US);
+	v.now_us = t + QUIET_US;
+	step_as_module(&cu, &v);
+	frame_at(&cu, &v, 12, t += FRAME_GAP_US);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));	/* two told: N and 12 */
+
+	cu = started();
+	v = writes(0);
+	t = 10000;
+	frame_at(&cu, &v, 17, t);
+	v.unsent = 1000;
+	v.now_us = t + QUIET_US;
+	step_as_module(&cu, &v);
+	frame_at(&cu, &v, 17, t += FRAME_GAP_US);
+	ASSERT_EQ(IMTCP_N_MAX, imtcp_cu_stream_len(&cu));
+	cu.state = IMTCP_STATE_STORE;
+	v.held = N;
+	v.unsent = 1000;			/* a stream the window makes */
+	v.now_us = t + 100;
+	step_as_module(&cu, &v);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
+}
+
+/*
  * Writes are short (imtcp_cu_writes_short: no stream of theirs shows A)
  * after two finished writes in a row each shorter than
  * IMTCP_WRITE_SEGS_MIN, not after one (a small frame between large ones);
