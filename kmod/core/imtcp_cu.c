@@ -158,7 +158,8 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
  * frame holds 10 for frames of 9 (traced: streams of N formed so every
  * other time, the failures between them never came two in a row, and
  * the estimate froze for 9 s); nor from where streams ran dry, which a
- * segment that Nagle keeps back moves.
+ * segment that Nagle keeps back moves. Until two writes tell it, from
+ * the last write alone (first_len_from).
  */
 u32 imtcp_cu_stream_len(const struct imtcp_cu *cu)
 {
@@ -179,8 +180,9 @@ u32 imtcp_cu_stream_len(const struct imtcp_cu *cu)
  * samples that rose. With the first range of an application-limited
  * sender (imtcp_range.c) and such streams of 16, three first results
  * read 7.9, 9.2 and 10.4 Mbit/s for A = 11 (streams of 10: 4.9-14.6 in
- * five runs, none in a sixth). A sender its window limits has no quiet time, and a stream of
- * its is the window's (step_store forgets the length).
+ * five runs, none in a sixth). A sender its window limits has no quiet
+ * time, and a stream of its is the window's (step_store forgets the
+ * length).
  */
 static void first_len_from(struct imtcp_cu *cu)
 {
