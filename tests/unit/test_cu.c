@@ -1021,6 +1021,16 @@ TEST(only_application_limited_writes_of_n_min_set_the_length)
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));	/* the window's: N */
 }
 
+/* A frame of @segs at @t_us that the window cuts (slow start). */
+static void window_cut_frame(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+			     u32 segs, u32 t_us)
+{
+	frame_at(cu, v, segs, t_us);
+	v->unsent = 1000;			/* the window keeps data back */
+	v->now_us = t_us + QUIET_US;
+	step_as_module(cu, v);
+}
+
 /*
  * A media sender's first frames in slow start: the window keeps part of
  * each back, so no two finished writes tell the length. Until they do,
@@ -1034,12 +1044,8 @@ TEST(a_first_measurement_is_as_long_as_the_last_write)
 	struct imtcp_cu_view v = writes(0);
 	u32 t = 10000, i;
 
-	for (i = 0; i < 2; i++, t += FRAME_GAP_US) {
-		frame_at(&cu, &v, 17, t);
-		v.unsent = 1000;		/* the window keeps data back */
-		v.now_us = t + QUIET_US;
-		step_as_module(&cu, &v);
-	}
+	for (i = 0; i < 2; i++, t += FRAME_GAP_US)
+		window_cut_frame(&cu, &v, 17, t);
 	EXPECT_EQ(0, cu.n_writes);		/* not known */
 	EXPECT_EQ(IMTCP_N_MAX, imtcp_cu_stream_len(&cu));
 	frame_at(&cu, &v, 17, t);
@@ -1053,10 +1059,7 @@ TEST(a_first_measurement_is_as_long_as_the_last_write)
 	cu = started();
 	v = writes(0);
 	t = 10000;
-	frame_at(&cu, &v, 17, t);
-	v.unsent = 1000;
-	v.now_us = t + QUIET_US;
-	step_as_module(&cu, &v);
+	window_cut_frame(&cu, &v, 17, t);
 	frame_at(&cu, &v, N, t += FRAME_GAP_US);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));	/* N or fewer: N */
 	frame_at(&cu, &v, 12, t += FRAME_GAP_US);
@@ -1068,10 +1071,7 @@ TEST(a_first_measurement_is_as_long_as_the_last_write)
 	cu = started();
 	v = writes(0);
 	t = 10000;
-	frame_at(&cu, &v, 17, t);
-	v.unsent = 1000;
-	v.now_us = t + QUIET_US;
-	step_as_module(&cu, &v);
+	window_cut_frame(&cu, &v, 17, t);
 	frame_at(&cu, &v, 17, t += FRAME_GAP_US);
 	ASSERT_EQ(IMTCP_N_MAX, imtcp_cu_stream_len(&cu));
 	cu.state = IMTCP_STATE_STORE;
