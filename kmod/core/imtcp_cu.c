@@ -181,8 +181,12 @@ u32 imtcp_cu_stream_len(const struct imtcp_cu *cu)
  * sender (imtcp_range.c) and such streams of 16, three first results
  * read 7.9, 9.2 and 10.4 Mbit/s for A = 11 (streams of 10: 4.9-14.6 in
  * five runs, none in a sixth). A sender its window limits has no quiet
- * time, and a stream of its is the window's (step_store forgets the
- * length).
+ * time and never gets one. The length holds until the measurement ends
+ * (step_pass, imtcp_cu_pause), even if the window makes its streams:
+ * at 10 Mbit/s (frames of 34 segments) the window limited the sender as
+ * its first stream of 16 began, a length forgotten there made the next
+ * stream shorter than the first, and the measurement began anew with
+ * streams of 10 (first estimate after 7.3 RTT, not 4.5).
  */
 static void first_len_from(struct imtcp_cu *cu)
 {
@@ -446,11 +450,20 @@ static bool may_start(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
  * From 4 N on, a stream from half the window's rate up (the range's
  * floor) keeps back a small part of the flight. An application-limited
  * sender's window keeps nothing back, and it measures from N on.
+ *
+ * 4 N of the connection's N, not of the measurement's stream length: a
+ * media sender whose frames the slow-start window cuts (10 Mbit/s in
+ * frames of 34 segments) measures first with streams as long as its
+ * last write (first_len_from); counted from 16, the rule kept its first
+ * hold off up to a window of 64, and its first estimate came after 6.4
+ * RTT where streams of N gave one after 4.5. The hold gathers m (N at
+ * first) either way.
  */
 static u32 min_window(const struct imtcp_cu *cu, u32 n,
 		      const struct imtcp_cu_view *v)
 {
-	return v->slow_start && cu->limited ? IMTCP_SS_WINDOW * n : n;
+	return v->slow_start && cu->limited ?
+	       max_t(u32, IMTCP_SS_WINDOW * cu->n_full, n) : n;
 }
 
 static bool may_hold(const struct imtcp_cu *cu, u32 n,
@@ -629,10 +642,8 @@ static u32 step_store(struct imtcp_cu *cu, u32 n,
 	if (v->held >= cu->m && v->cwnd > n) {
 		cu->send_us = 0;
 		cu->send_charged = 0;
-		if (cu->limited) {	/* the window, not writes, makes streams */
+		if (cu->limited)	/* the window, not writes, makes streams */
 			cu->n_writes = 0;
-			cu->first_len = 0;
-		}
 		cu->writes_whole = whole_from_write(cu, n) && !cu->limited;
 		return goto_state(cu, IMTCP_STATE_SEND);
 	}
@@ -689,6 +700,7 @@ static u32 step_pass(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
 	if (!v->acked)
 		return 0;
 	cu->stream = 0;
+	cu->first_len = 0;
 	if (may_begin(cu, n, v))
 		return IMTCP_CU_MEASURED | hold(cu, v);
 	return IMTCP_CU_MEASURED | goto_state(cu, IMTCP_STATE_EMPTY);
@@ -715,6 +727,7 @@ u32 imtcp_cu_pause(struct imtcp_cu *cu)
 		    IMTCP_CU_MEASURED : 0;
 
 	cu->stream = 0;
+	cu->first_len = 0;
 	return flags | goto_state(cu, IMTCP_STATE_OFF);
 }
 

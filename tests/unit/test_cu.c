@@ -265,6 +265,12 @@ TEST(window_limited_slow_start_holds_from_4n)
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 
+	/* 4 N of the connection's N, with streams longer than N too */
+	imtcp_cu_init(&cu, N);
+	v.cwnd = IMTCP_SS_WINDOW * N + 1;
+	imtcp_cu_step(&cu, IMTCP_N_MAX, K, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+
 	/* an application-limited sender in slow start: from N on */
 	imtcp_cu_init(&cu, N);
 	v.cwnd = N + 1;
@@ -1080,6 +1086,11 @@ TEST(a_first_measurement_is_as_long_as_the_last_write)
 	v.now_us = t + 100;
 	step_as_module(&cu, &v);
 	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
+	EXPECT_EQ(IMTCP_N_MAX, imtcp_cu_stream_len(&cu));	/* kept */
+	cu.state = IMTCP_STATE_PASS;		/* the measurement ends */
+	v.acked = 1;
+	v.now_us += 100;
+	EXPECT_TRUE(step_as_module(&cu, &v) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 }
 
