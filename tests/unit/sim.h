@@ -28,6 +28,7 @@ struct sim {
 	double bucket_us;	/* the bucket's size, in us of work */
 	int fit_no_bucket;	/* fit without the bucket learnt */
 	double standing_us;	/* backlog each measurement starts with */
+	int back_to_back;	/* streams leave back to back (one frame) */
 	s32 min_rtt_us;		/* lowest delay recorded so far (0: none) */
 	double now_us;
 	double next_cross_us;	/* Poisson: next cross packet */
@@ -105,7 +106,10 @@ static double sim_stream(struct sim *s, struct imtcp_stream *st, u32 n,
 	return t;
 }
 
-/* One measurement of k streams, 2 ms apart, then an update of @e. */
+/*
+ * One measurement of k streams, 2 ms apart (back_to_back: one gap at the
+ * last one's top rate), then an update of @e.
+ */
 static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 		       const struct imtcp_est_cfg *c, struct imtcp_stream *st,
 		       double t0)
@@ -122,7 +126,8 @@ static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 		s->q_us = s->standing_us;
 	for (i = 0; i < c->k; i++) {
 		imtcp_plan_stream(e, c, i, &st[i]);
-		t = sim_stream(s, &st[i], c->n, 1448, t) + 2000;
+		t = sim_stream(s, &st[i], c->n, 1448, t);
+		t += s->back_to_back ? 1448 * 8 * 1e6 / st[i].hi_bps : 2000;
 		imtcp_analyse_stream(&st[i], c, 0);
 	}
 	raw = imtcp_combine(st, c->k, c, s->min_rtt_us,
