@@ -907,7 +907,7 @@ TEST(poisson_on_a_standing_queue_centres_on_a)
 
 /*
  * Poisson cross traffic on a link that empties between bursts: the
- * fits read A low here (medians 15.7, 37.8 and 66.2 for A = 40, 60, 80;
+ * fits read A low here (medians 26.9, 56.3 and 81.2 for A = 40, 60, 80;
  * a known weakness, Documentation/benchmarks.rst). Until that is
  * mended this only guards against a collapse: the median stays above a
  * quarter of A (a range walked down to its floor reads 0.1).
