@@ -44,10 +44,10 @@
  * bucket: the recursion starts each stream with a full bucket of b
  * segments, q = -b (a stream back to back with the one before it: where
  * that one left the queue, stream_start), and goes no lower (tokens),
- * and the delay follows max(0, q). The bucket is a property of the path, and one measurement
- * says little about it, so every candidate b of 0 to
- * IMTCP_BUCKET_SEGS_MAX segments is fitted each time, each one's score
- * (its best correlation with the delays, a moving sum over the
+ * and the delay follows max(0, q). The bucket is a property of the
+ * path, and one measurement says little about it, so every candidate b
+ * of 0 to IMTCP_BUCKET_SEGS_MAX segments is fitted each time, each one's
+ * score (its best correlation with the delays, a moving sum over the
  * measurements) is kept per connection, and the result is that of the
  * candidate whose score is highest. On those recordings replayed, the
  * results' median came to 15.0 (1.07 A; 519 results inside their
@@ -172,7 +172,9 @@ static s64 stream_start(const struct imtcp_stream *st, u32 n,
 		return q;
 	segs = n - c->seg + st->s[0].seg;	/* sent since that sample */
 	dt_us = st->s[0].tx_us - c->tx_us;
-	if (dt_us > (segs + IMTCP_B2B_GAPS) * c->gap_us)
+	/* under a second: a_bps * dt_us * IMTCP_Q_UNIT stays below 2^62 */
+	if (dt_us >= IMTCP_STANDING_SPAN_US ||
+	    dt_us > (u64)(segs + IMTCP_B2B_GAPS) * c->gap_us)
 		return q;
 	drain = div64_u64(m->a_bps * dt_us * IMTCP_Q_UNIT,
 			  (u64)st->seg_bytes * 8 * 1000000);
