@@ -123,28 +123,42 @@ struct fit_model {
 };
 
 /*
- * The queue a stream of the fit left behind, for the next stream of the
- * same measurement: its model queue @q at its last sample, that
- * sample's segment and departure time. @valid: there was one.
+ * How a stream follows the one before it in its measurement, the same
+ * for every candidate (fit_joins): @b2b, back to back (see stream_start);
+ * then @segs sent from that one's last sample to this one's first, @dt_us
+ * between their departures.
  */
-struct fit_carry {
-	s64 q;
-	u32 tx_us;
-	u32 gap_us;	/* its mean gap between sampled segments */
-	u8 seg;
-	bool valid;
+struct fit_join {
+	u32 dt_us;
+	u32 segs;
+	bool b2b;
 };
 
 #define IMTCP_B2B_GAPS	1	/* a stream back to back: slack, in gaps */
 
+/* The mean gap between @st's sampled segments, in us (0: one sample). */
+static u32 sampled_gap_us(const struct imtcp_stream *st)
+{
+	const struct imtcp_sample *a = &st->s[0];
+	const struct imtcp_sample *b = &st->s[st->nsamples - 1];
+
+	return b->seg > a->seg ? (b->tx_us - a->tx_us) / (b->seg - a->seg) : 0;
+}
+
+/* A stream the fits use: analysed as rising or flat. */
+static bool usable(const struct imtcp_stream *st)
+{
+	return st->outcome == IMTCP_OUT_RISE || st->outcome == IMTCP_OUT_FLAT;
+}
+
 /*
- * Where the model queue of a stream begins: with a full bucket (q =
- * -credit), or, if it left back to back with the stream before it (@c:
- * its first sample no later than the segments in between take at that
- * stream's mean gap, plus IMTCP_B2B_GAPS gaps), where that one's queue
- * would stand by then: plus the segments sent since its last sample,
- * less what a link leaving A drained in the time between, down to the
- * full bucket.
+ * Whether each stream left back to back with the one before it: both
+ * analysed, with samples and segment sizes, and its first sample no
+ * later than the segments in between take at that stream's mean gap,
+ * plus IMTCP_B2B_GAPS gaps (and under a second, which keeps a_bps *
+ * dt_us * IMTCP_Q_UNIT below 2^62 in stream_start). Such a stream's
+ * model queue starts where the one before it left the queue
+ * (stream_start), not with a full bucket.
  *
  * A media sender's frame larger than a stream leaves its streams back
  * to back (10 Mbit/s in frames of 34 segments: two streams of 16, the
@@ -162,23 +176,46 @@ struct fit_carry {
  * weakness there, poisson_on_an_idle_link_does_not_collapse); the
  * VM's recordings of bulk senders read as before.
  */
-static s64 stream_start(const struct imtcp_stream *st, u32 n,
-			const struct fit_model *m, const struct fit_carry *c)
+static void fit_joins(const struct imtcp_stream *st, u32 k, u32 n,
+		      struct fit_join *j)
+{
+	const struct imtcp_stream *a, *b;
+	u32 i;
+
+	for (i = 0; i < k; i++) {
+		j[i].b2b = false;
+		if (!i)
+			continue;
+		a = &st[i - 1];
+		b = &st[i];
+		if (!usable(a) || !usable(b) || !a->nsamples || !b->nsamples ||
+		    !a->seg_bytes || !b->seg_bytes)
+			continue;
+		j[i].segs = n - a->s[a->nsamples - 1].seg + b->s[0].seg;
+		j[i].dt_us = b->s[0].tx_us - a->s[a->nsamples - 1].tx_us;
+		j[i].b2b = j[i].dt_us < IMTCP_STANDING_SPAN_US &&
+			   j[i].dt_us <= (u64)(j[i].segs + IMTCP_B2B_GAPS) *
+					 sampled_gap_us(a);
+	}
+}
+
+/*
+ * Where the model queue of a stream begins: with a full bucket (q =
+ * -credit), or, back to back (@j), where the stream before it left it
+ * (@q_end): plus the segments sent since, less what a link leaving A
+ * drained in the time between, down to the full bucket.
+ */
+static s64 stream_start(const struct imtcp_stream *st,
+			const struct fit_model *m, const struct fit_join *j,
+			s64 q_end)
 {
 	s64 q = -m->credit, drain;
-	u32 dt_us, segs;
 
-	if (!c->valid || !st->seg_bytes || !st->nsamples)
+	if (!j->b2b)
 		return q;
-	segs = n - c->seg + st->s[0].seg;	/* sent since that sample */
-	dt_us = st->s[0].tx_us - c->tx_us;
-	/* under a second: a_bps * dt_us * IMTCP_Q_UNIT stays below 2^62 */
-	if (dt_us >= IMTCP_STANDING_SPAN_US ||
-	    dt_us > (u64)(segs + IMTCP_B2B_GAPS) * c->gap_us)
-		return q;
-	drain = div64_u64(m->a_bps * dt_us * IMTCP_Q_UNIT,
+	drain = div64_u64(m->a_bps * j->dt_us * IMTCP_Q_UNIT,
 			  (u64)st->seg_bytes * 8 * 1000000);
-	return max_t(s64, q, c->q + (s64)segs * IMTCP_Q_UNIT - drain);
+	return max_t(s64, q, q_end + (s64)j->segs * IMTCP_Q_UNIT - drain);
 }
 
 /*
@@ -186,20 +223,21 @@ static s64 stream_start(const struct imtcp_stream *st, u32 n,
  * build, by Lindley's recursion in 1/IMTCP_Q_UNIT of a segment's service
  * time, q' = max(-credit, q + 1 - a / r) per gap (q below zero: the
  * bucket's tokens, no queue), from where the stream before it left the
- * queue (stream_start, @c; updated for the next one), against the
+ * queue (stream_start, @join, @q_end; set for the next one), against the
  * measured delays. Each stream gets its own offset (deviations from its
  * own means).
  */
 static void fit_stream(const struct imtcp_stream *st, u32 n,
 		       const struct fit_model *m, const u64 *inv_rate,
-		       struct fit_carry *c, struct fit_sums *f)
+		       const struct fit_join *join, s64 *q_end,
+		       struct fit_sums *f)
 {
 	s64 sx = 0, sd = 0, sxx = 0, sxd = 0, sdd = 0, q, x;
 	s32 d[IMTCP_N_MAX];
 	u32 i, j, first, cnt = 0;
 
 	first = imtcp_rel_delays(st, d);
-	q = m->from_lowest ? -m->credit : stream_start(st, n, m, c);
+	q = m->from_lowest ? -m->credit : stream_start(st, m, join, *q_end);
 	if (!m->from_lowest)
 		first = 0;
 	j = st->s[first].seg;
@@ -217,14 +255,9 @@ static void fit_stream(const struct imtcp_stream *st, u32 n,
 		sdd += (s64)d[i] * d[i];
 		cnt++;
 	}
-	c->valid = cnt && st->seg_bytes;
+	*q_end = q;
 	if (!cnt)
 		return;
-	c->q = q;
-	c->seg = st->s[st->nsamples - 1].seg;
-	c->tx_us = st->s[st->nsamples - 1].tx_us;
-	c->gap_us = c->seg > st->s[0].seg ?
-		    (c->tx_us - st->s[0].tx_us) / (c->seg - st->s[0].seg) : 0;
 	f->sxx += sxx - div64_s64(sx * sx, cnt);
 	f->sxd += sxd - div64_s64(sx * sd, cnt);
 	f->sdd += sdd - div64_s64(sd * sd, cnt);
@@ -305,12 +338,6 @@ static void inv_rates(const struct imtcp_stream *st, u32 n, u64 *inv)
 				   max_t(u64, real_rate(st, n, j), 1));
 }
 
-/* A stream the fits use: analysed as rising or flat. */
-static bool usable(const struct imtcp_stream *st)
-{
-	return st->outcome == IMTCP_OUT_RISE || st->outcome == IMTCP_OUT_FLAT;
-}
-
 /* The correlation of a fit's model with the delays, in 1/1024. */
 static u32 fit_correlation(const struct fit_sums *f)
 {
@@ -325,14 +352,15 @@ static u32 fit_correlation(const struct fit_sums *f)
 /*
  * The A in [lo_bps, hi_bps) whose queue model (@credit, @from_lowest)
  * explains the delays of all usable streams (@inv: their gaps' inverse
- * rates, inv_rates) best, with one common slope
+ * rates, inv_rates; @join: how each follows the one before, fit_joins) best, with one common slope
  * (the link's service time per segment) and one offset per stream.
  * Returns the candidate's index, or IMTCP_FIT_STEPS if no candidate
  * explains any rise; @corr its correlation (fit_correlation, 0 if none).
  */
 static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
-			   u64 (*inv)[IMTCP_N_MAX], u64 lo_bps, u64 hi_bps,
-			   s64 credit, bool from_lowest, u32 *corr)
+			   u64 (*inv)[IMTCP_N_MAX],
+			   const struct fit_join *join, u64 lo_bps,
+			   u64 hi_bps, s64 credit, bool from_lowest, u32 *corr)
 {
 	struct fit_model m = { 0, credit, from_lowest };
 	u32 i, c, best_c = IMTCP_FIT_STEPS;
@@ -341,16 +369,14 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 	*corr = 0;
 	for (c = 0; c < IMTCP_FIT_STEPS; c++) {
 		struct fit_sums f = { 0, 0, 0 };
-		struct fit_carry carry = { 0 };
+		s64 q_end = 0;
 
 		m.a_bps = lo_bps + div_u64((hi_bps - lo_bps) * c,
 					   IMTCP_FIT_STEPS);
-		for (i = 0; i < k; i++) {
+		for (i = 0; i < k; i++)
 			if (usable(&st[i]))
-				fit_stream(&st[i], n, &m, inv[i], &carry, &f);
-			else
-				carry.valid = false;
-		}
+				fit_stream(&st[i], n, &m, inv[i], &join[i],
+					   &q_end, &f);
 		if (f.sxx <= 0 || f.sxd <= 0)
 			continue;
 		/* sxd / sqrt(sxx), times 2^16: only compared */
@@ -369,7 +395,8 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
  * of this file): every candidate bucket is fitted, each one's moving
  * score takes its correlation, and the result is that of the candidate
  * whose score is highest now. Five fits of IMTCP_FIT_STEPS candidates,
- * once per measurement, over the gaps' inverse rates computed once.
+ * once per measurement, over the gaps' inverse rates and the streams'
+ * joins computed once.
  * Without @b, the fit without a bucket from each
  * stream's lowest delay.
  */
@@ -378,14 +405,16 @@ static u32 fit_bucket(const struct imtcp_stream *st, u32 k, u32 n,
 {
 	u32 c[IMTCP_BUCKET_SEGS_MAX + 1], i, s, corr, best = 0;
 	u64 inv[IMTCP_K_MAX][IMTCP_N_MAX];
+	struct fit_join join[IMTCP_K_MAX];
 
 	for (i = 0; i < k; i++)
 		inv_rates(&st[i], n, inv[i]);
+	fit_joins(st, k, n, join);
 	if (!b)
-		return fit_measurement(st, k, n, inv, lo_bps, hi_bps, 0, true,
-				       &corr);
+		return fit_measurement(st, k, n, inv, join, lo_bps, hi_bps, 0,
+				       true, &corr);
 	for (s = 0; s <= IMTCP_BUCKET_SEGS_MAX; s++) {
-		c[s] = fit_measurement(st, k, n, inv, lo_bps, hi_bps,
+		c[s] = fit_measurement(st, k, n, inv, join, lo_bps, hi_bps,
 				       (s64)s * IMTCP_Q_UNIT, false, &corr);
 		b->score[s] = b->score[s] - (b->score[s] >> IMTCP_BUCKET_DECAY) +
 			      corr;
