@@ -242,6 +242,25 @@ class FrameDelivery(unittest.TestCase):
         xf, af = self.files("cc=reno bytes=1000", [(0.1, 1000)])
         self.assertIsNone(accuracy.frame_delivery_ms(xf, af))
 
+    def test_settled_frames_are_those_due_from_one_second_on(self):
+        # 40 ms frames: frames 0-24 are due in the first second
+        xf, _ = self.files("frame_t0_s=0.0 frame_bytes=1000 frame_ms=40",
+                           [])
+        ms = [100.0 + j for j in range(30)]
+        self.assertEqual(accuracy.settled_frames(ms, xf),
+                         [125.0, 126.0, 127.0, 128.0, 129.0])
+        # 300 ms frames: frames 0-3 (0, 300, 600, 900 ms)
+        xf, _ = self.files("frame_t0_s=0.0 frame_bytes=1000 frame_ms=300",
+                           [])
+        self.assertEqual(accuracy.settled_frames(ms[:6], xf), [104.0, 105.0])
+
+    def test_no_settled_frames_in_a_short_or_bulk_run(self):
+        xf, _ = self.files("frame_t0_s=0.0 frame_bytes=1000 frame_ms=40",
+                           [])
+        self.assertIsNone(accuracy.settled_frames([50.0] * 25, xf))
+        xf, _ = self.files("cc=reno bytes=1000", [])
+        self.assertIsNone(accuracy.settled_frames([50.0] * 40, xf))
+
 
 class Tap(unittest.TextTestResult):
     """ok / not ok per test, numbered."""
