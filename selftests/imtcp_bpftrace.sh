@@ -35,28 +35,112 @@ cleanup() {
 	rm -rf "$WORK"
 }
 
+# say WHAT: a line of progress with the guest's uptime, so that a run
+# that stalls shows where (the CI keeps only what a test printed).
+say() {
+	local up
+	read -r up _ < /proc/uptime
+	echo "[$up] $*"
+}
+
+# why_stuck PID NAME: what a process that did not finish is doing.
+why_stuck() {
+	local st
+	st=/proc/$1/status
+	[ -r "$st" ] || return 0
+	echo "$2 (pid $1) still running: $(grep -E '^(State|SigIgn|SigCgt):' "$st" | tr '\n\t' '  ')"
+	echo "  wchan $(cat /proc/"$1"/wchan 2>/dev/null); kernel stack:"
+	sed 's/^/    /' /proc/"$1"/stack 2>/dev/null | head -n 12
+}
+
+# stop_all SIG SECS PID...: send SIG, then wait at most SECS for every
+# PID to exit; true if they did. Those left are killed and described.
+stop_all() {
+	local sig=$1 secs=$2 p left i
+	shift 2
+	kill -"$sig" "$@" 2>/dev/null
+	for i in $(seq $((secs * 10))); do
+		left=0
+		for p in "$@"; do
+			kill -0 "$p" 2>/dev/null && left=1
+		done
+		[ $left = 0 ] && break
+		sleep 0.1
+	done
+	[ $left = 0 ] && { wait "$@" 2>/dev/null; return 0; }
+	for p in "$@"; do
+		kill -0 "$p" 2>/dev/null || continue
+		why_stuck "$p" "$(tr '\0' ' ' < /proc/"$p"/cmdline 2>/dev/null | cut -c1-80)"
+		kill -KILL "$p" 2>/dev/null
+	done
+	wait "$@" 2>/dev/null
+	return 1
+}
+
+# all_attached: each script has started its probes (bpftrace compiles
+# its program first, and prints "Attaching N probes" once it has set its
+# Ctrl-C handler; before that SIGINT is ignored, the scripts running in
+# the background of a non-interactive shell).
+all_attached() {
+	local s
+	for s in estimates streams holds; do
+		grep -q "Attaching" "$WORK/$s.out" "$WORK/$s.err" 2>/dev/null ||
+			return 1
+	done
+	# and the first two have run BEGIN (their header)
+	grep -qv Attaching "$WORK/estimates.out" 2>/dev/null &&
+		grep -qv Attaching "$WORK/streams.out" 2>/dev/null
+}
+
 # The transfer, with every script attached and the tracepoint counted.
+# Every step is bounded: a script that does not attach in 180 s, a
+# transfer that has not ended 60 s after its time, a script that does
+# not end 60 s after SIGINT fails the run and says what it was doing.
 run_traced() {
-	local s pids=() line
+	local s pids=() i xfer_pid line
 	for s in estimates streams holds; do
 		bpftrace "$BT/imtcp-$s.bt" > "$WORK/$s.out" 2> "$WORK/$s.err" &
 		pids+=($!)
 	done
-	# bpftrace compiles its program first: wait until all three print
-	for _ in $(seq 120); do
-		[ -s "$WORK/estimates.out" ] && [ -s "$WORK/streams.out" ] &&
-			grep -q "Attaching" "$WORK/holds.err" "$WORK/holds.out" 2>/dev/null && break
+	say "bpftrace started: pids ${pids[*]}"
+	for i in $(seq 360); do
+		all_attached && break
 		sleep 0.5
 	done
+	if ! all_attached; then
+		for s in estimates streams holds; do
+			echo "--- imtcp-$s.bt, not attached:"
+			head -n 5 "$WORK/$s.out" "$WORK/$s.err"
+		done
+		stop_all KILL 10 "${pids[@]}"
+		fail "the scripts did not attach in 180 s"
+	fi
+	say "all three attached"
 	sleep 1
 	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw imtcp/imtcp_move ||
-		return 1
-	line=$(timed_send imtcp 5311 $SECS) || return 1
+		{ stop_all KILL 10 "${pids[@]}"; fail "cannot trace"; }
+	timed_send imtcp 5311 $SECS > "$WORK/line" &
+	xfer_pid=$!
+	say "transfer started"
+	if ! stop_all 0 $((SECS + 60)) $xfer_pid; then
+		echo "the transfer did not end $((SECS + 60)) s after it began:"
+		in_snd ss -tinm "dport = :5311" | head -n 12
+		in_snd "$TOP/build/userspace/imtcp-stat" 2>&1 | head -n 5
+		for p in $(pgrep -f "$XFER (send|recv) .*-p 5311"); do
+			why_stuck "$p" xfer
+			kill -KILL "$p"
+		done
+		trace_stop /dev/null
+		stop_all KILL 10 "${pids[@]}"
+		fail "transfer stalled"
+	fi
 	trace_stop "$WORK/estimate.trace"
-	echo "$line"
+	line=$(cat "$WORK/line")
+	say "transfer done: $line"
+	[ -n "$line" ] || { stop_all KILL 10 "${pids[@]}"; fail "the transfer failed"; }
 	field cookie "$line" > "$WORK/cookie"
-	kill -INT "${pids[@]}"
-	wait "${pids[@]}"
+	stop_all INT 60 "${pids[@]}" || fail "a script did not end on SIGINT"
+	say "scripts ended"
 	for s in estimates streams holds; do
 		echo "--- imtcp-$s.bt"
 		head -c 3000 "$WORK/$s.out"
@@ -66,6 +150,7 @@ run_traced() {
 
 test_estimates() {
 	local cookie n rows w wrows m mrows
+	[ -s "$WORK/cookie" ] || fail "no traced transfer"
 	cookie=$(cat "$WORK/cookie")
 	n=$(grep -c 'imtcp_estimate:' "$WORK/estimate.trace")
 	w=$(grep -c 'imtcp_withdraw:' "$WORK/estimate.trace")
@@ -75,7 +160,14 @@ test_estimates() {
 	mrows=$(awk '$3 == "moved"' "$WORK/estimates.out" | wc -l)
 	echo "imtcp_estimate fired $n times, imtcp_withdraw $w, imtcp_move $m; the script printed $rows rows for cookie $cookie, $wrows withdrawals, $mrows moves"
 	[ "$n" -ge 1 ] || fail "no estimate in $SECS s"
-	[ "$rows" = "$n" ] || fail "$rows rows for $n estimates"
+	if [ "$rows" != "$n" ]; then
+		# which one is missing or extra: the first and last of each
+		awk -v c="$cookie" '$2 == c && $3 != "withdrawn" && $3 != "moved"' \
+			"$WORK/estimates.out" | sed -n '1,3p;$p'
+		grep 'imtcp_estimate:' "$WORK/estimate.trace" | sed -n '1,3p;$p'
+		grep -m 1 'entries-in-buffer' "$WORK/estimate.trace"
+		fail "$rows rows for $n estimates"
+	fi
 	[ "$wrows" = "$w" ] || fail "$wrows rows for $w withdrawals"
 	[ "$mrows" = "$m" ] || fail "$mrows rows for $m moves"
 	awk -v c="$cookie" -v top=$((16 * C_MBIT)) '$2 == c && $3 != "withdrawn" && $3 != "moved" && ($3 <= 0 || $3 > top) { bad = 1 }
@@ -84,15 +176,17 @@ test_estimates() {
 
 test_streams() {
 	local cookie
+	[ -s "$WORK/cookie" ] || fail "no traced transfer"
 	cookie=$(cat "$WORK/cookie")
 	grep -q "^@streams\[$cookie, \(flat\|rise\|unclear\|dry\)\]: [1-9]" "$WORK/streams.out" ||
 		fail "no stream outcome counted for cookie $cookie"
-	awk -v c="$cookie" '$2 == c && $4 != "dry" && $4 != "unclear" { bad = 1 }
+	awk -v c="$cookie" '$2 == c && $4 != "dry" && $4 != "unclear" { print; bad = 1 }
 		END { exit bad }' "$WORK/streams.out" || fail "a row for a stream that answered"
 }
 
 test_holds() {
 	local cookie holds held
+	[ -s "$WORK/cookie" ] || fail "no traced transfer"
 	cookie=$(cat "$WORK/cookie")
 	holds=$(sed -n "s/^@holds\[$cookie\]: //p" "$WORK/holds.out" | tail -n 1)
 	held=$(sed -n "s/^@held_us\[$cookie\]: //p" "$WORK/holds.out" | tail -n 1)
@@ -111,12 +205,8 @@ topo_up ${C_MBIT}mbit $DELAY && cross_up || { echo "1..0 # SKIP no test bed"; ex
 OLD_BUDGET=$(cat $PARAMS/hold_budget)
 echo 100 > $PARAMS/hold_budget
 cross_cbr 5M $((SECS + 8)) 5211
-run_traced > "$WORK/run.log" 2>&1
-rc=$?
-sed 's/^/# /' "$WORK/run.log"
-[ $rc = 0 ] || { echo "FAIL: the traced transfer did not run"; exit $KSFT_FAIL; }
-
-tap_begin 3
+tap_begin 4
+run_test traced_transfer run_traced
 run_test estimates_script test_estimates
 run_test streams_script test_streams
 run_test holds_script test_holds
