@@ -352,8 +352,9 @@ static u32 fit_correlation(const struct fit_sums *f)
 /*
  * The A in [lo_bps, hi_bps) whose queue model (@credit, @from_lowest)
  * explains the delays of all usable streams (@inv: their gaps' inverse
- * rates, inv_rates; @join: how each follows the one before, fit_joins) best, with one common slope
- * (the link's service time per segment) and one offset per stream.
+ * rates, inv_rates; @join: how each follows the one before, fit_joins)
+ * best, with one common slope (the link's service time per segment) and
+ * one offset per stream.
  * Returns the candidate's index, or IMTCP_FIT_STEPS if no candidate
  * explains any rise; @corr its correlation (fit_correlation, 0 if none).
  */
