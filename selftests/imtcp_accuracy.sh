@@ -35,13 +35,6 @@ keep_traces() {
 }
 trap 'trace_stop /dev/null 2>/dev/null; topo_down; keep_traces' EXIT
 
-# uptime_s: the guest's clock in seconds, as the trace (mono) reads it
-uptime_s() {
-	local t
-	read -r t _ < /proc/uptime
-	echo "$t"
-}
-
 # judge TRACE T0 FROM TO A_MBIT: the estimates from FROM to TO seconds
 # after T0 (trace clock): count, estimates per RTT, median |err| as % of
 # C (payload), median. Prints "n per_rtt err_pct median".

@@ -38,9 +38,7 @@ cleanup() {
 # say WHAT: a line of progress with the guest's uptime, so that a run
 # that stalls shows where (the CI keeps only what a test printed).
 say() {
-	local up
-	read -r up _ < /proc/uptime
-	echo "[$up] $*"
+	echo "[$(uptime_s)] $*"
 }
 
 # why_stuck PID NAME: what a process that did not finish is doing.
@@ -56,25 +54,17 @@ why_stuck() {
 # stop_all SIG SECS PID...: send SIG, then wait at most SECS for every
 # PID to exit; true if they did. Those left are killed and described.
 stop_all() {
-	local sig=$1 secs=$2 p left i
+	local sig=$1 end=$((SECONDS + $2)) p left=0
 	shift 2
 	kill -"$sig" "$@" 2>/dev/null
-	for i in $(seq $((secs * 10))); do
-		left=0
-		for p in "$@"; do
-			kill -0 "$p" 2>/dev/null && left=1
-		done
-		[ $left = 0 ] && break
-		sleep 0.1
-	done
-	[ $left = 0 ] && { wait "$@" 2>/dev/null; return 0; }
 	for p in "$@"; do
-		kill -0 "$p" 2>/dev/null || continue
+		gone_within "$p" $((end > SECONDS ? end - SECONDS : 0)) && continue
 		why_stuck "$p" "$(tr '\0' ' ' < /proc/"$p"/cmdline 2>/dev/null | cut -c1-80)"
 		kill -KILL "$p" 2>/dev/null
+		left=1
 	done
 	wait "$@" 2>/dev/null
-	return 1
+	return $left
 }
 
 # all_attached: each script has started its probes (bpftrace compiles

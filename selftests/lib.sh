@@ -412,17 +412,31 @@ rcv_listening() {
 	return 1
 }
 
+# gone_within PID SECS: true once process PID has ended, false if it
+# still runs after SECS seconds.
+gone_within() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
 # wait_exit PID SECS: until process PID has ended, at most SECS seconds;
 # then it is killed. (A receiver ends with its connection, and never if
 # none began.)
 wait_exit() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
+	gone_within "$1" "$2"
 	kill "$1" 2>/dev/null
 	wait "$1"
+}
+
+# uptime_s: the guest's clock in seconds, as the trace (mono) reads it
+uptime_s() {
+	local t
+	read -r t _ < /proc/uptime
+	echo "$t"
 }
 
 # bench_path_check NAME C_MBIT OUT: a benchmark's first step, the path
