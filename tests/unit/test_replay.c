@@ -523,7 +523,7 @@ TEST(vm_s4_media_10m_back_to_back_streams)
  * error 4.0 and 4.3, 0.29 and 0.19 A). Held to the capacity each fit's
  * slope gives (imtcp_fit.c, within_capacity): 15.2 and 23.5, median
  * error 2.0 and 2.4. The second round of that run (m5 r2, not kept
- * here) moved from 2.2 to 2.2 and from 3.5 to 3.0.
+ * here): 2.2 with and without, and 3.0 against 3.5.
  */
 TEST(vm_s4_media_5m_a50_fit_within_capacity)
 {
