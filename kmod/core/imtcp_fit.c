@@ -115,11 +115,15 @@ struct fit_sums {
  * behind a token bucket of @credit (in 1/IMTCP_Q_UNIT of a segment)
  * that is full when a stream begins; from each stream's first sample,
  * or (@from_lowest, the fit without a bucket) from its lowest delay.
+ * @seg_bit_ns: a segment's bits times 10^9, which over the fit's service
+ * time of a segment in ns gives the capacity a candidate is held to
+ * (within_capacity; 0: none).
  */
 struct fit_model {
 	u64 a_bps;
 	s64 credit;
 	bool from_lowest;
+	u64 seg_bit_ns;
 };
 
 /*
@@ -349,14 +353,17 @@ static u32 fit_correlation(const struct fit_sums *f)
 		     1024);
 }
 
-/* The segment size of the first usable stream that knows it (0: none). */
-static u32 seg_bytes_of(const struct imtcp_stream *st, u32 k)
+/*
+ * A segment's bits times 10^9 (fit_model's seg_bit_ns), of the first
+ * usable stream that knows its segment size; 0 if none does.
+ */
+static u64 seg_bit_ns(const struct imtcp_stream *st, u32 k)
 {
 	u32 i;
 
 	for (i = 0; i < k; i++)
 		if (usable(&st[i]) && st[i].seg_bytes)
-			return st[i].seg_bytes;
+			return (u64)st[i].seg_bytes * 8 * 1000000000ULL;
 	return 0;
 }
 
@@ -379,36 +386,38 @@ static u32 seg_bytes_of(const struct imtcp_stream *st, u32 k)
  *
  * Units: sxd / sxx is us of delay per 1/IMTCP_Q_UNIT of a segment, taken
  * in ns per segment; an sxd too large for that (above 2^44, delays of
- * tens of seconds) bounds nothing.
+ * tens of seconds) bounds nothing. @m->seg_bit_ns 0: no bound.
  */
-static bool within_capacity(const struct fit_sums *f, u64 a_bps, u32 seg_bytes)
+#define IMTCP_SXD_NS_MAX	(U64_MAX / (IMTCP_Q_UNIT * 1000))
+
+static bool within_capacity(const struct fit_sums *f,
+			    const struct fit_model *m)
 {
 	u64 seg_ns;
 
-	if (!seg_bytes || (u64)f->sxd > div64_u64(U64_MAX, IMTCP_Q_UNIT * 1000))
+	if (!m->seg_bit_ns || (u64)f->sxd > IMTCP_SXD_NS_MAX)
 		return true;
 	seg_ns = div64_u64((u64)f->sxd * IMTCP_Q_UNIT * 1000, (u64)f->sxx);
-	if (!seg_ns)
-		return true;
-	return a_bps <= div64_u64((u64)seg_bytes * 8 * 1000000000ULL, seg_ns);
+	return !seg_ns || m->a_bps <= div64_u64(m->seg_bit_ns, seg_ns);
 }
 
 /*
- * The A in [lo_bps, hi_bps) whose queue model (@credit, @from_lowest)
- * explains the delays of all usable streams (@inv: their gaps' inverse
- * rates, inv_rates; @join: how each follows the one before, fit_joins)
- * best, with one common slope (the link's service time per segment) and
- * one offset per stream.
+ * The A in [lo_bps, hi_bps) whose queue model (@model: its bucket, its
+ * start and its capacity bound; a_bps is what is tried) explains the
+ * delays of all usable streams (@inv: their gaps' inverse rates,
+ * inv_rates; @join: how each follows the one before, fit_joins) best,
+ * with one common slope (the link's service time per segment) and one
+ * offset per stream.
  * Returns the candidate's index, or IMTCP_FIT_STEPS if no candidate
  * explains any rise; @corr its correlation (fit_correlation, 0 if none).
  */
 static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 			   u64 (*inv)[IMTCP_N_MAX],
 			   const struct fit_join *join, u64 lo_bps,
-			   u64 hi_bps, s64 credit, bool from_lowest, u32 *corr)
+			   u64 hi_bps, const struct fit_model *model, u32 *corr)
 {
-	struct fit_model m = { 0, credit, from_lowest };
-	u32 i, c, best_c = IMTCP_FIT_STEPS, seg_bytes = seg_bytes_of(st, k);
+	struct fit_model m = *model;
+	u32 i, c, best_c = IMTCP_FIT_STEPS;
 	u64 best = 0, score;
 
 	*corr = 0;
@@ -422,8 +431,7 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 			if (usable(&st[i]))
 				fit_stream(&st[i], n, &m, inv[i], &join[i],
 					   &q_end, &f);
-		if (f.sxx <= 0 || f.sxd <= 0 ||
-		    (!from_lowest && !within_capacity(&f, m.a_bps, seg_bytes)))
+		if (f.sxx <= 0 || f.sxd <= 0 || !within_capacity(&f, &m))
 			continue;
 		/* sxd / sqrt(sxx), times 2^16: only compared */
 		score = div64_u64((u64)f.sxd << 16, isqrt64((u64)f.sxx));
@@ -452,16 +460,20 @@ static u32 fit_bucket(const struct imtcp_stream *st, u32 k, u32 n,
 	u32 c[IMTCP_BUCKET_SEGS_MAX + 1], i, s, corr, best = 0;
 	u64 inv[IMTCP_K_MAX][IMTCP_N_MAX];
 	struct fit_join join[IMTCP_K_MAX];
+	struct fit_model m = { 0, 0, true, 0 };
 
 	for (i = 0; i < k; i++)
 		inv_rates(&st[i], n, inv[i]);
 	fit_joins(st, k, n, join);
 	if (!b)
-		return fit_measurement(st, k, n, inv, join, lo_bps, hi_bps, 0,
-				       true, &corr);
+		return fit_measurement(st, k, n, inv, join, lo_bps, hi_bps, &m,
+				       &corr);
+	m.from_lowest = false;
+	m.seg_bit_ns = seg_bit_ns(st, k);
 	for (s = 0; s <= IMTCP_BUCKET_SEGS_MAX; s++) {
-		c[s] = fit_measurement(st, k, n, inv, join, lo_bps, hi_bps,
-				       (s64)s * IMTCP_Q_UNIT, false, &corr);
+		m.credit = (s64)s * IMTCP_Q_UNIT;
+		c[s] = fit_measurement(st, k, n, inv, join, lo_bps, hi_bps, &m,
+				       &corr);
 		b->score[s] = b->score[s] - (b->score[s] >> IMTCP_BUCKET_DECAY) +
 			      corr;
 		if (b->score[s] > b->score[best])
