@@ -86,6 +86,9 @@
  *     of what the connection was delivered at while the bottleneck's
  *     queue stood (then its rate is A itself; core/imtcp_busy.c).
  *   o A receiver that ACKs every second segment leaves half the samples.
+ *   o The path's capacity is estimated alongside A, from the service
+ *     time each fit finds (the median of the latest eight measurements';
+ *     core/imtcp_cap.c); the paper estimates A only.
  *
  * References:
  *   Cao Le Thanh Man, Go Hasegawa, Masayuki Murata, "ImTCP: TCP with an

@@ -441,6 +441,17 @@ static void publish_path(const struct sock *sk, struct imtcp_meas *meas)
 	WRITE_ONCE(meas->entry.pub.mss, tp->mss_cache);
 }
 
+/*
+ * A measurement's capacity @cap_bps (0: none) into the path's
+ * (core/imtcp_cap.c), for the registry's readers at once: it does not
+ * wait for an estimate to be taken.
+ */
+static void publish_capacity(struct imtcp_meas *meas, u64 cap_bps)
+{
+	imtcp_cap_add(&meas->est.cap, cap_bps);
+	WRITE_ONCE(meas->entry.pub.capacity_bps, meas->est.cap.median_bps);
+}
+
 static void publish_estimate(struct imtcp_meas *meas, u64 busy_bps)
 {
 	unsigned long now = jiffies;
@@ -593,7 +604,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	s32 ceiling = imtcp_queue_ceiling(meas->delay_max_us, meas->delay_min_us,
 					  &meas->cfg);
-	u64 busy = imtcp_busy_bps(&meas->busy), fit;
+	u64 busy = imtcp_busy_bps(&meas->busy), fit, cap;
 	u64 busy_floor = imtcp_busy_floor_bps(&meas->busy);
 	u32 min_rtt = tcp_min_rtt(tp);
 	u32 rtt_us = min_rtt == ~0U ? 0 : min_rtt;	/* 0: not known yet */
@@ -614,11 +625,13 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 				   st->outcome, min_rtt);
 	}
 	fit = imtcp_combine(meas->st, meas->cfg.k, &meas->cfg, min_rtt,
-			    &meas->est.bucket, &edge, &rse);
+			    &meas->est.bucket, &edge, &rse, &cap);
 	imtcp_est_age_served(&meas->est, &meas->cfg, tp->tcp_mstamp, rtt_us);
 	fit = imtcp_served_cap(meas->st, meas->cfg.k, fit, &meas->est.served,
 			       &edge, &rse);
 	outside = out_of_envelope(sk, meas, fit, edge);
+	if (!outside)
+		publish_capacity(meas, cap);
 	meas->dlv_max_bps -= meas->dlv_max_bps / 4;	/* let the floor follow a fall */
 	if (fit && !outside)
 		imtcp_est_result_at(&meas->est, &meas->cfg, tp->tcp_mstamp,

@@ -48,6 +48,8 @@ static int put_figures(struct sk_buff *skb, const struct imtcp_pub *p)
 			      IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_PROBE, READ_ONCE(p->probe_bps),
 			      IMTCP_A_PAD) ||
+	    nla_put_u64_64bit(skb, IMTCP_A_CAPACITY,
+			      READ_ONCE(p->capacity_bps), IMTCP_A_PAD) ||
 	    nla_put_u64_64bit(skb, IMTCP_A_BUSY, READ_ONCE(p->busy_bps),
 			      IMTCP_A_PAD) ||
 	    nla_put_u8(skb, IMTCP_A_BOUND, READ_ONCE(p->bound)) ||
@@ -88,7 +90,7 @@ static size_t sock_msg_size(const struct imtcp_entry *e)
 					     sizeof(struct in6_addr);
 
 	return nlmsg_total_size(GENL_HDRLEN) +
-	       12 * nla_total_size_64bit(sizeof(u64)) +	/* cookie .. withdrawn */
+	       13 * nla_total_size_64bit(sizeof(u64)) +	/* cookie .. capacity */
 	       8 * nla_total_size(sizeof(u32)) +	/* ports, age .. cwnd */
 	       6 * nla_total_size(sizeof(u8)) +		/* family .. mptcp */
 	       2 * nla_total_size(addr);

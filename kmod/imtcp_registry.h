@@ -18,6 +18,7 @@
  */
 struct imtcp_pub {
 	u64 estimate_bps;	/* 0: none yet */
+	u64 capacity_bps;	/* the path's (imtcp_cap.c); 0: none yet */
 	u64 raw_bps;		/* the latest result */
 	u64 probe_bps;		/* the latest result before the busy bounds */
 	u64 busy_bps;		/* busy-link delivery rate at that result */

@@ -165,6 +165,7 @@ TRACE_EVENT(imtcp_estimate,
 			     __field(u32, rse)
 			     __field(u32, held)
 			     __field(u32, bucket)
+			     __field(u64, cap_bps)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->bps = e->estimate_bps;
@@ -181,13 +182,14 @@ TRACE_EVENT(imtcp_estimate,
 			   __entry->rse = rse;
 			   __entry->held = e->held;
 			   __entry->bucket = e->bucket.segs;
+			   __entry->cap_bps = e->cap.median_bps;
 	    ),
-	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu floor=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u held=%u bucket=%u",
+	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu floor=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u held=%u bucket=%u cap=%llu",
 		      __entry->cookie, __entry->bps, __entry->raw_bps,
 		      __entry->busy_bps, __entry->floor_bps, __entry->lo_bps,
 		      __entry->hi_bps, __entry->edge, __entry->srtt_us,
 		      __entry->cwnd, __entry->m, __entry->count, __entry->rse,
-		      __entry->held, __entry->bucket)
+		      __entry->held, __entry->bucket, __entry->cap_bps)
 );
 
 TRACE_DEFINE_ENUM(IMTCP_REASON_NONE);

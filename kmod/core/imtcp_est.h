@@ -5,7 +5,8 @@
  * file: imtcp_plan.c (stream plans), imtcp_stream.c (a stream's samples
  * and their class), imtcp_fit.c (a measurement's result), imtcp_served.c
  * (that result held at the rate the link served the rising streams at),
- * imtcp_est.c (the estimate), imtcp_range.c (the search range).
+ * imtcp_est.c (the estimate), imtcp_range.c (the search range),
+ * imtcp_cap.c (the path's capacity, from the fits' slopes).
  *
  * A measurement is k streams of n segments. Stream i probes sub-range i of
  * the search range [lo_bps, hi_bps]: the gap after its segment j is sized for the
@@ -100,6 +101,20 @@ struct imtcp_served {
 	u8 pos;
 };
 
+#define IMTCP_CAP_HIST		8	/* capacities the median is of */
+#define IMTCP_CAP_MIN		3	/* fewest it publishes with */
+
+/*
+ * The path's capacity (imtcp_cap.c): the latest measurements' (the
+ * oldest overwritten first) and their median, 0 until IMTCP_CAP_MIN came.
+ */
+struct imtcp_cap {
+	u64 bps[IMTCP_CAP_HIST];
+	u64 median_bps;
+	u8 n;
+	u8 pos;
+};
+
 struct imtcp_est {
 	u64 lo_bps, hi_bps;	/* search range */
 	u64 estimate_bps;	/* the estimate; 0 before the first */
@@ -118,6 +133,7 @@ struct imtcp_est {
 	u64 last_us;		/* when the latest result came */
 	struct imtcp_bucket bucket;	/* the bottleneck's, as learnt */
 	struct imtcp_served served;	/* rates it served rising streams at */
+	struct imtcp_cap cap;		/* its capacity */
 };
 
 /* Settings of the measurement unit (module parameters). */
@@ -141,12 +157,13 @@ void imtcp_analyse_stream(struct imtcp_stream *st,
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  const struct imtcp_est_cfg *cfg, s32 base_us,
 		  struct imtcp_bucket *bucket, enum imtcp_edge *edge,
-		  u32 *rse);
+		  u32 *rse, u64 *cap_bps);
 u64 imtcp_served_bps(const struct imtcp_stream *st);
 void imtcp_served_forget(struct imtcp_served *mem);
 u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u64 fit_bps,
 		     struct imtcp_served *mem, enum imtcp_edge *edge,
 		     u32 *rse);
+void imtcp_cap_add(struct imtcp_cap *cap, u64 sample_bps);
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps, bool app_limited);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);
 u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 own_bps,

@@ -126,6 +126,12 @@ struct fit_model {
 	u64 seg_bit_ns;
 };
 
+/* The best candidate's figures (fit_measurement). */
+struct fit_best {
+	u32 corr;	/* its correlation, 1/1024 */
+	u64 cap_bps;	/* the capacity its slope gives (0: none) */
+};
+
 /*
  * How a stream follows the one before it in its measurement, the same
  * for every candidate (fit_joins): @b2b, back to back (see stream_start);
@@ -368,10 +374,32 @@ static u64 seg_bit_ns(const struct imtcp_stream *st, u32 k)
 }
 
 /*
+ * The capacity a fit's slope gives, in bit/s. The model counts the queue
+ * in the stream's segments, and the slope that fits it to the delays is
+ * the bottleneck's service time of one segment, L / C. 0 where it does
+ * not tell: no segment size (@m->seg_bit_ns 0), or an sxd too large
+ * (above 2^44: delays of tens of seconds). At least 1 otherwise.
+ *
+ * Units: sxd / sxx is us of delay per 1/IMTCP_Q_UNIT of a segment, taken
+ * in ns per segment.
+ */
+#define IMTCP_SXD_NS_MAX	(U64_MAX / (IMTCP_Q_UNIT * 1000))
+
+static u64 fit_capacity_bps(const struct fit_sums *f,
+			    const struct fit_model *m)
+{
+	u64 seg_ns;
+
+	if (!m->seg_bit_ns || f->sxx <= 0 || f->sxd <= 0 ||
+	    (u64)f->sxd > IMTCP_SXD_NS_MAX)
+		return 0;
+	seg_ns = div64_u64((u64)f->sxd * IMTCP_Q_UNIT * 1000, (u64)f->sxx);
+	return seg_ns ? max_t(u64, div64_u64(m->seg_bit_ns, seg_ns), 1) : 0;
+}
+
+/*
  * Whether a fit's candidate @a_bps is within the capacity its own slope
- * gives. The model counts the queue in the stream's segments, and the
- * slope that fits it to the delays is the bottleneck's service time of
- * one segment, L / C; a candidate above L / slope asks the link to leave
+ * gives (fit_capacity_bps); a candidate above it asks the link to leave
  * more than it can carry. Behind a token bucket A and the bucket trade
  * against each other (a smaller bucket starts each rise sooner, a higher
  * A makes it slower), their correlations differ by 1-3 %, and a media
@@ -381,24 +409,15 @@ static u64 seg_bit_ns(const struct imtcp_stream *st, u32 k)
  * 22.8; the capacity of a bucket of 0 was 16-21 Mbit/s at the median, of
  * 2-3 24-28, the link's 28.7). Held to it, those runs replayed read 15.2
  * and 23.5 at the median where they read 17.3 and 26.8. A slope that
- * fits no rise and a stream of unknown segment size bound nothing; nor
- * is the fit without a bucket held, which older modules ran (replays).
- *
- * Units: sxd / sxx is us of delay per 1/IMTCP_Q_UNIT of a segment, taken
- * in ns per segment; an sxd too large for that (above 2^44, delays of
- * tens of seconds) bounds nothing. @m->seg_bit_ns 0: no bound.
+ * tells no capacity bounds nothing; nor is the fit without a bucket
+ * held, which older modules ran (replays).
  */
-#define IMTCP_SXD_NS_MAX	(U64_MAX / (IMTCP_Q_UNIT * 1000))
-
 static bool within_capacity(const struct fit_sums *f,
 			    const struct fit_model *m)
 {
-	u64 seg_ns;
+	u64 cap_bps = fit_capacity_bps(f, m);
 
-	if (!m->seg_bit_ns || (u64)f->sxd > IMTCP_SXD_NS_MAX)
-		return true;
-	seg_ns = div64_u64((u64)f->sxd * IMTCP_Q_UNIT * 1000, (u64)f->sxx);
-	return !seg_ns || m->a_bps <= div64_u64(m->seg_bit_ns, seg_ns);
+	return !cap_bps || m->a_bps <= cap_bps;
 }
 
 /*
@@ -409,18 +428,21 @@ static bool within_capacity(const struct fit_sums *f,
  * with one common slope (the link's service time per segment) and one
  * offset per stream.
  * Returns the candidate's index, or IMTCP_FIT_STEPS if no candidate
- * explains any rise; @corr its correlation (fit_correlation, 0 if none).
+ * explains any rise; @out its correlation (fit_correlation) and the
+ * capacity its slope gives (fit_capacity_bps), 0 if none.
  */
 static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 			   u64 (*inv)[IMTCP_N_MAX],
 			   const struct fit_join *join, u64 lo_bps,
-			   u64 hi_bps, const struct fit_model *model, u32 *corr)
+			   u64 hi_bps, const struct fit_model *model,
+			   struct fit_best *out)
 {
 	struct fit_model m = *model;
 	u32 i, c, best_c = IMTCP_FIT_STEPS;
 	u64 best = 0, score;
 
-	*corr = 0;
+	out->corr = 0;
+	out->cap_bps = 0;
 	for (c = 0; c < IMTCP_FIT_STEPS; c++) {
 		struct fit_sums f = { 0, 0, 0 };
 		s64 q_end = 0;
@@ -438,7 +460,8 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 		if (score > best) {
 			best = score;
 			best_c = c;
-			*corr = fit_correlation(&f);
+			out->corr = fit_correlation(&f);
+			out->cap_bps = fit_capacity_bps(&f, &m);
 		}
 	}
 	return best_c;
@@ -450,36 +473,43 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
  * score takes its correlation, and the result is that of the candidate
  * whose score is highest now. Five fits of IMTCP_FIT_STEPS candidates,
  * once per measurement, over the gaps' inverse rates and the streams'
- * joins computed once.
+ * joins computed once. @cap_bps: the capacity the chosen fit's slope
+ * gives (0: none).
  * Without @b, the fit without a bucket from each
  * stream's lowest delay.
  */
 static u32 fit_bucket(const struct imtcp_stream *st, u32 k, u32 n,
-		      u64 lo_bps, u64 hi_bps, struct imtcp_bucket *b)
+		      u64 lo_bps, u64 hi_bps, struct imtcp_bucket *b,
+		      u64 *cap_bps)
 {
-	u32 c[IMTCP_BUCKET_SEGS_MAX + 1], i, s, corr, best = 0;
+	u32 c[IMTCP_BUCKET_SEGS_MAX + 1], i, s, best = 0;
+	u64 cap[IMTCP_BUCKET_SEGS_MAX + 1];
 	u64 inv[IMTCP_K_MAX][IMTCP_N_MAX];
 	struct fit_join join[IMTCP_K_MAX];
 	struct fit_model m = { 0, 0, true, 0 };
+	struct fit_best out;
 
 	for (i = 0; i < k; i++)
 		inv_rates(&st[i], n, inv[i]);
 	fit_joins(st, k, n, join);
+	*cap_bps = 0;
 	if (!b)
 		return fit_measurement(st, k, n, inv, join, lo_bps, hi_bps, &m,
-				       &corr);
+				       &out);
 	m.from_lowest = false;
 	m.seg_bit_ns = seg_bit_ns(st, k);
 	for (s = 0; s <= IMTCP_BUCKET_SEGS_MAX; s++) {
 		m.credit = (s64)s * IMTCP_Q_UNIT;
 		c[s] = fit_measurement(st, k, n, inv, join, lo_bps, hi_bps, &m,
-				       &corr);
+				       &out);
+		cap[s] = out.cap_bps;
 		b->score[s] = b->score[s] - (b->score[s] >> IMTCP_BUCKET_DECAY) +
-			      corr;
+			      out.corr;
 		if (b->score[s] > b->score[best])
 			best = s;
 	}
 	b->segs = best;
+	*cap_bps = cap[best];
 	return c[best];
 }
 
@@ -546,14 +576,42 @@ static u32 fit_shift(s64 a, s64 b, s64 c)
 }
 
 /*
+ * The capacity a standing-queue fit gives, in bit/s: its coefficient of
+ * the bytes sent is 1 / C (us per byte), so C = det / den, det = s11 s22
+ * - s12^2 over @f's sums (scaled down by 2^sx in standing_solve) and @den
+ * standing_solve's denominator (scaled down by 2^(sx + sy)); @sh = sx -
+ * sy puts the scales back. 0 if the fit gives none, or one above
+ * IMTCP_RATE_B2B.
+ */
+static u64 standing_capacity(const struct standing_sums *f, s64 den, s32 sh)
+{
+	s64 det = f->s11 * f->s22 - f->s12 * f->s12;
+	u64 c;
+
+	if (det <= 0 || den <= 0)
+		return 0;
+	while (det >= (1LL << 40)) {
+		det >>= 1;
+		den >>= 1;
+	}
+	if (!den)
+		return 0;
+	c = div64_u64((u64)det * 8 * 1000000, den);
+	if (sh <= 0)
+		return sh > -64 ? c >> -sh : 0;
+	return sh < 64 && c <= (IMTCP_RATE_B2B >> sh) ? c << sh : 0;
+}
+
+/*
  * A from streams that all met a standing queue: y = o_i + x1 / C -
  * x2 A / C, least squares with the two common coefficients. The ratio
  * of the solutions is A (bytes per us); the determinant cancels. Both
  * scaled sets of sums keep their ratios, so the products stay in range.
  * 0 if the fit finds no service time (delays that do not grow with the
- * bytes sent) or no positive A.
+ * bytes sent) or no positive A. @cap_bps: the capacity the fit gives
+ * (standing_capacity), set with an A.
  */
-static u64 standing_solve(struct standing_sums *f)
+static u64 standing_solve(struct standing_sums *f, u64 *cap_bps)
 {
 	u32 sx = fit_shift(f->s11, f->s12, f->s22);
 	u32 sy = fit_shift(f->s1y, f->s2y, 0);
@@ -568,6 +626,7 @@ static u64 standing_solve(struct standing_sums *f)
 	den = f->s22 * f->s1y - f->s12 * f->s2y;
 	if (num <= 0 || den <= 0)
 		return 0;
+	*cap_bps = standing_capacity(f, den, (s32)sx - (s32)sy);
 	while (num >= (1LL << 40)) {
 		num >>= 1;
 		den >>= 1;
@@ -791,7 +850,8 @@ static bool standing_queue(const struct imtcp_stream *st, u32 k,
  * lower.
  */
 static u64 standing_fit(const struct imtcp_stream *st, u32 k, u64 lo_bps,
-			u64 hi_bps, enum imtcp_edge *edge, u32 *rse)
+			u64 hi_bps, enum imtcp_edge *edge, u32 *rse,
+			u64 *cap_bps)
 {
 	struct standing_sums f = { 0 };
 	u64 a;
@@ -802,7 +862,7 @@ static u64 standing_fit(const struct imtcp_stream *st, u32 k, u64 lo_bps,
 			standing_stream(&st[i], &f);
 	if (f.samples < f.streams + 3)	/* two coefficients, one offset each */
 		return 0;
-	a = standing_solve(&f);
+	a = standing_solve(&f, cap_bps);
 	if (!a)
 		return 0;
 	if (a <= lo_bps / 2) {
@@ -818,6 +878,24 @@ static u64 standing_fit(const struct imtcp_stream *st, u32 k, u64 lo_bps,
 }
 
 /*
+ * The joint Lindley fit's result (fit_bucket) in [lo_bps, hi_bps): at
+ * the lowest candidate A is at or below lo_bps (@edge). 0: no candidate
+ * explains any rise.
+ */
+static u64 lindley_fit(const struct imtcp_stream *st, u32 k, u32 n,
+		       u64 lo_bps, u64 hi_bps, struct imtcp_bucket *bucket,
+		       enum imtcp_edge *edge, u64 *cap_bps)
+{
+	u32 c = fit_bucket(st, k, n, lo_bps, hi_bps, bucket, cap_bps);
+
+	if (c >= IMTCP_FIT_STEPS)
+		return 0;
+	if (c == 0)
+		*edge = IMTCP_EDGE_LOW;
+	return lo_bps + div_u64((hi_bps - lo_bps) * c, IMTCP_FIT_STEPS);
+}
+
+/*
  * One result from the k analysed streams of a measurement (rates rising
  * from stream to stream, together covering [lo_bps, hi_bps]). Probed is only what
  * the streams really sustained: above their highest sustained rate no
@@ -830,17 +908,22 @@ static u64 standing_fit(const struct imtcp_stream *st, u32 k, u64 lo_bps,
  * for the standing-queue fit's answers), 0 if not known. @bucket: what
  * the connection has learnt of the bottleneck's bucket, which the
  * Lindley fit uses and updates (NULL: the fit without a bucket).
+ * @cap_bps: the capacity the fit's slope gives (fit_capacity_bps,
+ * standing_capacity), with a result that is not at an edge (the fit's A
+ * there is only a bound, and its slope no better); otherwise 0. One
+ * measurement's is noisy: see imtcp_cap.c.
  */
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  const struct imtcp_est_cfg *cfg, s32 base_us,
 		  struct imtcp_bucket *bucket, enum imtcp_edge *edge,
-		  u32 *rse)
+		  u32 *rse, u64 *cap_bps)
 {
-	u32 i, rising = 0, c;
-	u64 lo_bps, hi_bps, top = 0;
+	u32 i, rising = 0;
+	u64 lo_bps, hi_bps, top = 0, a_bps;
 
 	*edge = IMTCP_EDGE_NONE;
 	*rse = 0;
+	*cap_bps = 0;
 	if (!k)
 		return 0;
 	lo_bps = st[0].lo_bps;
@@ -860,11 +943,11 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 	if (hi_bps <= lo_bps)
 		return 0;
 	if (standing_queue(st, k, cfg, base_us))
-		return standing_fit(st, k, lo_bps, hi_bps, edge, rse);
-	c = fit_bucket(st, k, cfg->n, lo_bps, hi_bps, bucket);
-	if (c >= IMTCP_FIT_STEPS)
-		return 0;
-	if (c == 0)
-		*edge = IMTCP_EDGE_LOW;
-	return lo_bps + div_u64((hi_bps - lo_bps) * c, IMTCP_FIT_STEPS);
+		a_bps = standing_fit(st, k, lo_bps, hi_bps, edge, rse, cap_bps);
+	else
+		a_bps = lindley_fit(st, k, cfg->n, lo_bps, hi_bps, bucket, edge,
+				    cap_bps);
+	if (!a_bps || *edge != IMTCP_EDGE_NONE)
+		*cap_bps = 0;
+	return a_bps;
 }

@@ -76,6 +76,7 @@ enum {
 	IMTCP_A_BOUND,		/* u8: IMTCP_BOUND_*, did IMTCP_A_BUSY move it */
 	IMTCP_A_MPTCP,		/* u8: 1 if a subflow of an MPTCP connection */
 	IMTCP_A_WITHDRAWN,	/* u64: the estimate taken back, bit/s (WITHDRAW) */
+	IMTCP_A_CAPACITY,	/* u64: the path's capacity, bit/s (0: none yet) */
 
 	__IMTCP_A_MAX,
 	IMTCP_A_MAX = __IMTCP_A_MAX - 1

@@ -119,7 +119,7 @@ static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 	double t = t0 > s->now_us ? t0 : s->now_us;
 	enum imtcp_edge edge;
 	u32 i, rse;
-	u64 raw;
+	u64 raw, cap;
 
 	sim_advance(s, t);
 	if (s->standing_us > 0 && s->q_us < s->standing_us)
@@ -131,7 +131,9 @@ static u64 sim_measure(struct sim *s, struct imtcp_est *e,
 		imtcp_analyse_stream(&st[i], c, 0);
 	}
 	raw = imtcp_combine(st, c->k, c, s->min_rtt_us,
-			    s->fit_no_bucket ? NULL : &e->bucket, &edge, &rse);
+			    s->fit_no_bucket ? NULL : &e->bucket, &edge, &rse,
+			    &cap);
+	imtcp_cap_add(&e->cap, cap);
 	imtcp_est_update(e, c, raw, edge, rse);
 	return raw;
 }

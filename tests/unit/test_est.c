@@ -164,10 +164,11 @@ TEST(combine_without_rise_is_the_high_edge)
 	};
 	enum imtcp_edge edge;
 	u32 rse;
+	u64 cap;
 
-	EXPECT_EQ(0, imtcp_combine(st, 2, &cfg, 0, NULL, &edge, &rse));	/* top unclear */
+	EXPECT_EQ(0, imtcp_combine(st, 2, &cfg, 0, NULL, &edge, &rse, &cap));	/* top unclear */
 	st[1].outcome = IMTCP_OUT_FLAT;
-	EXPECT_EQ(30, imtcp_combine(st, 2, &cfg, 0, NULL, &edge, &rse));
+	EXPECT_EQ(30, imtcp_combine(st, 2, &cfg, 0, NULL, &edge, &rse, &cap));
 	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
 }
 
@@ -180,6 +181,7 @@ TEST(combine_fits_a)
 	struct sim s = path(60);
 	enum imtcp_edge edge;
 	u32 rse;
+	u64 cap;
 	u64 a;
 	u32 i;
 
@@ -189,7 +191,7 @@ TEST(combine_fits_a)
 		sim_stream(&s, &st[i], cfg.n, 1448, 1000 + 5000.0 * i);
 		imtcp_analyse_stream(&st[i], &cfg, 0);
 	}
-	a = imtcp_combine(st, cfg.k, &cfg, 0, NULL, &edge, &rse);
+	a = imtcp_combine(st, cfg.k, &cfg, 0, NULL, &edge, &rse, &cap);
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	EXPECT_LT(err(a, 60), 0.05) TH_LOG("fit %.1f", a / 1e6);
 
@@ -199,7 +201,7 @@ TEST(combine_fits_a)
 		sim_stream(&s, &st[i], cfg.n, 1448, 1000 + 5000.0 * i);
 		imtcp_analyse_stream(&st[i], &cfg, 0);
 	}
-	EXPECT_EQ(30 * MBIT, imtcp_combine(st, cfg.k, &cfg, 0, NULL, &edge, &rse));
+	EXPECT_EQ(30 * MBIT, imtcp_combine(st, cfg.k, &cfg, 0, NULL, &edge, &rse, &cap));
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
 }
 
@@ -454,6 +456,7 @@ TEST(a_fit_held_at_half_the_floor_is_the_lower_edge)
 	struct sim s = path(19);
 	enum imtcp_edge edge;
 	u32 rse;
+	u64 cap;
 	double t = 1000;
 	u64 raw;
 	u32 i;
@@ -468,7 +471,7 @@ TEST(a_fit_held_at_half_the_floor_is_the_lower_edge)
 	}
 	/* the empty path's delay: every stream met a standing queue */
 	raw = imtcp_combine(st, cfg.k, &cfg, (s32)s.base_us, &e.bucket, &edge,
-			    &rse);
+			    &rse, &cap);
 	EXPECT_EQ(60 * MBIT, raw);
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
 	EXPECT_FALSE(imtcp_est_update(&e, &cfg, raw, edge, 0));
@@ -604,6 +607,7 @@ TEST(fits_survive_random_extreme_streams)
 	struct imtcp_bucket bucket = { 0 };
 	struct imtcp_stream st[2];
 	u32 n, i, j, rse, fluid = 0;
+	u64 cap;
 	enum imtcp_edge edge;
 	u64 raw;
 
@@ -632,10 +636,12 @@ TEST(fits_survive_random_extreme_streams)
 			}
 		}
 		raw = imtcp_combine(st, 2, &cfg, 40000, n % 2 ? &bucket : NULL,
-				    &edge, &rse);
+				    &edge, &rse, &cap);
 		EXPECT_LE(rse, IMTCP_RSE_MAX);
 		EXPECT_LE(edge, IMTCP_EDGE_HIGH);
 		EXPECT_TRUE(raw || !rse);	/* no standard error of nothing */
+		/* no capacity without a result inside the range */
+		EXPECT_TRUE(!cap || (raw && edge == IMTCP_EDGE_NONE));
 		fluid += rse > 0;
 	}
 	/* the standard error's path itself was taken (439 times) */
@@ -738,6 +744,65 @@ TEST(first_estimates_find_a_cbr)
 	converge(_metadata, 60, 0, 1, 20, 0.10, 6);
 	converge(_metadata, 20, 0, 1, 20, 0.10, 6);
 	converge(_metadata, 85, 0, 1, 20, 0.10, 6);
+}
+
+/*
+ * The capacity (imtcp_cap.c): nothing before three measurements gave
+ * one, then the median of the latest eight; a measurement without one
+ * changes nothing; a new capacity takes over once it fills half the
+ * window.
+ */
+TEST(capacity_is_a_median_of_the_latest)
+{
+	static const u64 first[] = { 31, 0, 25, 29, 1000, 28, 30 };
+	struct imtcp_cap cap = { 0 };
+	u32 i;
+
+	imtcp_cap_add(&cap, first[0] * MBIT);
+	imtcp_cap_add(&cap, first[1] * MBIT);
+	EXPECT_EQ(0, cap.median_bps);
+	imtcp_cap_add(&cap, first[2] * MBIT);
+	EXPECT_EQ(0, cap.median_bps);	/* two so far */
+	imtcp_cap_add(&cap, first[3] * MBIT);
+	EXPECT_EQ(29 * MBIT, cap.median_bps);
+	for (i = 4; i < ARRAY_SIZE(first); i++)
+		imtcp_cap_add(&cap, first[i] * MBIT);
+	EXPECT_EQ(6, cap.n);
+	EXPECT_EQ(30 * MBIT, cap.median_bps);	/* the outlier is one rank */
+	for (i = 0; i < 4; i++)
+		imtcp_cap_add(&cap, 10 * MBIT);
+	EXPECT_EQ(IMTCP_CAP_HIST, cap.n);
+	EXPECT_EQ(28 * MBIT, cap.median_bps);	/* 4 of 8: not yet */
+	imtcp_cap_add(&cap, 10 * MBIT);
+	EXPECT_EQ(10 * MBIT, cap.median_bps);
+}
+
+/*
+ * On the model path (C = 100 Mbit/s, CBR cross traffic, delayed ACKs,
+ * +-20 us of noise) the capacity comes with the first estimates, and
+ * lies within 10 % of C at every A.
+ */
+TEST(capacity_alongside_a)
+{
+	static const double a_mbit[] = { 20, 40, 60, 85 };
+	u32 j;
+
+	for (j = 0; j < ARRAY_SIZE(a_mbit); j++) {
+		struct sim s = path(a_mbit[j]);
+		struct imtcp_stream st[IMTCP_K_MAX];
+		struct imtcp_est e = { 0 };
+		int i;
+
+		s.every_second = 1;
+		s.noise_us = 20;
+		imtcp_first_range(&e, 3 * MBIT, false);
+		for (i = 0; i < 12; i++)
+			sim_measure(&s, &e, &cfg, st, i * 40000.0);
+		TH_LOG("A %.0f: capacity %.1f Mbit/s (%u of 12 measurements gave one), estimate %.1f",
+		       a_mbit[j], e.cap.median_bps / 1e6, e.cap.n,
+		       e.estimate_bps / 1e6);
+		EXPECT_LT(err(e.cap.median_bps, 100), 0.1);
+	}
 }
 
 static int cmp_double(const void *a, const void *b)
