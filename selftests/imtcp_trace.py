@@ -3,8 +3,9 @@
 """Read a saved ftrace buffer of imtcp (and tcp) events.
 
   imtcp_trace.py estimates FILE         time(s) bps raw_bps busy_bps
-                                        floor_bps per estimate (0: none,
-                                        or a module without the field)
+                                        floor_bps cap_bps per estimate
+                                        (0: none, or a module without
+                                        the field)
   imtcp_trace.py states FILE            the control-unit states entered
   imtcp_trace.py recovery FILE PORT [COOKIE]
                                         check that measurement is off while
@@ -43,7 +44,7 @@ def cmd_estimates(path):
     for t, name, f, _ in events(path):
         if name == "imtcp_estimate":
             print(f"{t:.6f} {f['bps']} {f['raw']} {f.get('busy', '0')} "
-                  f"{f.get('floor', '0')}")
+                  f"{f.get('floor', '0')} {f.get('cap', '0')}")
     return 0
 
 

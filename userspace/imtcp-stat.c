@@ -147,9 +147,9 @@ static void print_header(void)
 {
 	if (opt.stamp)
 		printf("%-26s ", "Time");
-	printf("%-20s %-23s %-23s %10s %-21s %8s %6s %5s %-6s %3s %9s %6s %10s %-12s %s\n",
+	printf("%-20s %-23s %-23s %10s %10s %-21s %8s %6s %5s %-6s %3s %9s %6s %10s %-12s %s\n",
 	       "Cookie", "Local Address:Port", "Peer Address:Port",
-	       "Estimate", "Range", "Age", "Meas", "Fail", "State", "m",
+	       "Estimate", "Capacity", "Range", "Age", "Meas", "Fail", "State", "m",
 	       "RTT", "Cwnd", "Delivery", "MPTCP", "Note");
 }
 
@@ -195,7 +195,7 @@ static void reason_note(const struct imtcp_row *r, char *note, size_t len)
 
 static void print_table_row(const struct imtcp_row *r)
 {
-	char l[64], p[64], e[16], lo[16], hi[16], rg[40], age[16], d[16];
+	char l[64], p[64], e[16], c[16], lo[16], hi[16], rg[40], age[16], d[16];
 	char rtt[16], pr[16], why[112] = "", note[128], mp[16];
 
 	endpoint(l, sizeof(l), r->saddr, r->sport, r->family);
@@ -219,9 +219,10 @@ static void print_table_row(const struct imtcp_row *r)
 	mptcp_str(r, mp, sizeof(mp));
 	if (opt.stamp)
 		print_stamp();
-	printf("%-20" PRIu64 " %-23s %-23s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s %-12s %s\n",
+	printf("%-20" PRIu64 " %-23s %-23s %10s %10s %-21s %8s %6u %5u %-6s %3u %9s %6u %10s %-12s %s\n",
 	       r->cookie, l, p,
 	       r->est ? imtcp_rate_str(r->est, e, sizeof(e)) : "-",
+	       r->capacity_bps ? imtcp_rate_str(r->capacity_bps, c, sizeof(c)) : "-",
 	       r->hi ? rg : "-", age, r->meas, r->fail, state_name(r->state),
 	       r->m, rtt, r->cwnd, imtcp_rate_str(r->dlv, d, sizeof(d)), mp,
 	       note);
@@ -266,12 +267,14 @@ static void print_json_row(const struct imtcp_row *r)
 	       "\"m\":%u,\"srtt_us\":%u,\"min_rtt_us\":%u,\"cwnd\":%u,"
 	       "\"delivery_bps\":%" PRIu64 ",\"hold_us\":%" PRIu64 ",\"stream_us\":%" PRIu64 ","
 	       "\"envelope_bps\":%" PRIu64 ",\"probe_bps\":%" PRIu64 ","
-	       "\"busy_bps\":%" PRIu64 ",\"bound\":\"%s\",",
+	       "\"busy_bps\":%" PRIu64 ",\"bound\":\"%s\","
+	       "\"capacity_bps\":%" PRIu64 ",",
 	       r->cookie, r->family == AF_INET6 ? "inet6" : "inet",
 	       r->saddr, r->sport, r->daddr, r->dport, r->est, r->raw,
 	       r->lo, r->hi, r->age, r->meas, r->fail, state_name(r->state),
 	       r->m, r->srtt, r->minrtt, r->cwnd, r->dlv, r->hold, r->stream,
-	       r->envelope, r->probe_bps, r->busy_bps, bound_name(r->bound));
+	       r->envelope, r->probe_bps, r->busy_bps, bound_name(r->bound),
+	       r->capacity_bps);
 	if (reason_name(r->reason))
 		printf("\"reason\":\"%s\",", reason_name(r->reason));
 	else

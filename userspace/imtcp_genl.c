@@ -197,6 +197,7 @@ void imtcp_row_parse(const struct nlmsghdr *nlh, struct imtcp_row *r)
 		case IMTCP_A_ENVELOPE: r->envelope = mnl_attr_get_u64(a); break;
 		case IMTCP_A_REASON: r->reason = mnl_attr_get_u8(a); break;
 		case IMTCP_A_PROBE: r->probe_bps = mnl_attr_get_u64(a); break;
+		case IMTCP_A_CAPACITY: r->capacity_bps = mnl_attr_get_u64(a); break;
 		case IMTCP_A_BUSY: r->busy_bps = mnl_attr_get_u64(a); break;
 		case IMTCP_A_BOUND: r->bound = mnl_attr_get_u8(a); break;
 		case IMTCP_A_MPTCP: r->mptcp = mnl_attr_get_u8(a); break;

@@ -26,6 +26,7 @@ struct imtcp_genl {
 struct imtcp_row {
 	uint64_t cookie, est, raw, lo, hi, dlv, hold, stream, envelope;
 	uint64_t probe_bps, busy_bps;
+	uint64_t capacity_bps;		/* the path's, 0: none yet */
 	uint64_t withdrawn_bps;		/* IMTCP_CMD_WITHDRAW's */
 	uint32_t age, meas, fail, srtt, minrtt, cwnd;
 	uint8_t family, state, m, reason, bound;
