@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """The picture of `make demo` (scripts/demo.sh): over the transfer's time,
 the available bandwidth the router counted (A = C - cross, in TCP
-payload), imtcp's estimates and each measurement's own result, and the
-kernel's own figure beside them (the same flow's tcpi_delivery_rate),
-with the phases of cross traffic shaded.
+payload), imtcp's estimates, each measurement's own result and the
+path's capacity as imtcp estimates it, and the kernel's own figure
+beside them (the same flow's tcpi_delivery_rate), with the phases of
+cross traffic shaded.
 
   demo-plot.py DIR C_MBIT T0_US MONO0_S CROSS_START_US STEP_S \\
                "CROSS MBIT ..." MSS FRAME OUT.png
 
 DIR holds demo.sh's files: truth ("END_US CROSS_KBIT_PER_S", frames,
-one a second), est ("US ESTIMATE_BPS RAW_BPS") and samples (xfer -T:
+one a second), est ("US ESTIMATE_BPS RAW_BPS [CAPACITY_BPS]"; 0: none
+yet) and samples (xfer -T:
 "MONOTONIC_S DELIVERY_RATE_BPS CC_BW_BPS BYTES_ACKED"). T0_US is the
 demo's start (CLOCK_REALTIME, us), MONO0_S the same moment on the
 monotonic clock (s). Exit 0 with the picture written, 1 on bad input,
@@ -37,17 +39,19 @@ def rows(path, cols):
 
 def series(d, c_mbit, t0_us, mono0_s, payload):
     """Time (s since T0) and Mbit/s of A, the estimates, the
-    measurements' own results and the delivery rate."""
+    measurements' own results, the capacity and the delivery rate."""
     truth = [((t - t0_us) / 1e6, max(0.0, (c_mbit - x / 1000) * payload))
              for t, x in rows(os.path.join(d, "truth"), 2)]
     est = [((t - t0_us) / 1e6, e / 1e6, r / 1e6)
            for t, e, r in rows(os.path.join(d, "est"), 3)]
+    cap = [((t - t0_us) / 1e6, c / 1e6)
+           for t, _, _, c in rows(os.path.join(d, "est"), 4) if c > 0]
     dlv = [(m - mono0_s, r / 1e6)
            for m, r, _, _ in rows(os.path.join(d, "samples"), 4) if r > 0]
-    return truth, est, dlv
+    return truth, est, dlv, cap
 
 
-def draw(out, c_mbit, truth, est, dlv, phases, payload):
+def draw(out, c_mbit, truth, est, dlv, phases, payload, cap=()):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -73,6 +77,9 @@ def draw(out, c_mbit, truth, est, dlv, phases, payload):
                 color="C1", ms=4, label="imtcp: one measurement")
         ax.plot([t for t, _, _ in est], [e for _, e, _ in est], "o",
                 color="C3", ms=4, label="imtcp estimate")
+    if cap:
+        ax.plot([t for t, _ in cap], [c for _, c in cap], "+", color="C2",
+                ms=5, label="imtcp: the path's capacity")
     ax.axhline(c_mbit * payload, color="0.5", ls="--", lw=0.8,
                label=f"C = {c_mbit:g} Mbit/s (payload)")
     ax.set_xlim(0, max([p[1] for p in phases] + [t for t, _ in truth] + [1]))
@@ -112,8 +119,8 @@ def main(a):
     payload = mss / frame
     phases = [(cross0 + i * step, cross0 + (i + 1) * step, x)
               for i, x in enumerate(cross)]
-    truth, est, dlv = series(a[1], c_mbit, t0_us, mono0_s, payload)
-    draw(a[10], c_mbit, truth, est, dlv, phases, payload)
+    truth, est, dlv, cap = series(a[1], c_mbit, t0_us, mono0_s, payload)
+    draw(a[10], c_mbit, truth, est, dlv, phases, payload, cap)
     return 0
 
 

@@ -52,13 +52,15 @@ sample_truth() {
 	done
 }
 
-# Each estimate as it arrives; also to $OUT/est as "us estimate raw".
+# Each estimate as it arrives; also to $OUT/est as "us estimate raw
+# capacity" (capacity 0: none yet).
 # Members are looked up by name, each on its own, in whatever order
 # imtcp-stat writes them.
 print_estimates() {
-	local t0=$1 l t e r lo hi
+	local t0=$1 l t e r lo hi c cs
 	local rt='"time":([0-9]+)\.([0-9]+)' re='"estimate_bps":([0-9]+)'
 	local rr='"raw_bps":([0-9]+)' rg='"range_bps":\[([0-9]+),([0-9]+)\]'
+	local rc='"capacity_bps":([0-9]+)'
 	while read -r l; do
 		[[ $l =~ $rt ]] || continue
 		t=$((BASH_REMATCH[1] * 1000000 + 10#${BASH_REMATCH[2]}))
@@ -68,10 +70,14 @@ print_estimates() {
 		r=${BASH_REMATCH[1]}
 		[[ $l =~ $rg ]] || continue
 		lo=${BASH_REMATCH[1]} hi=${BASH_REMATCH[2]}
-		echo "$t $e $r" >> "$OUT/est"
-		printf '%6.1f  imtcp:  estimate %5.1f Mbit/s   (this measurement %5.1f, range %.1f-%.1f)\n' \
+		c=0
+		[[ $l =~ $rc ]] && c=${BASH_REMATCH[1]}
+		cs=-
+		[ "$c" -gt 0 ] && cs=$(printf '%.1f' "$((c / 1000))e-3")
+		echo "$t $e $r $c" >> "$OUT/est"
+		printf '%6.1f  imtcp:  estimate %5.1f Mbit/s   (this measurement %5.1f, range %.1f-%.1f; capacity %s)\n' \
 			"$(((t - t0) / 1000))e-3" "$((e / 1000))e-3" \
-			"$((r / 1000))e-3" "$((lo / 1000))e-3" "$((hi / 1000))e-3"
+			"$((r / 1000))e-3" "$((lo / 1000))e-3" "$((hi / 1000))e-3" "$cs"
 	done
 }
 
@@ -134,9 +140,14 @@ FNR == NR { tt[++n] = $1; x[n] = $2 / 1000; next }
 	printf "   t=%5.1f s  A = %5.1f  estimate %5.1f  error %5.1f Mbit/s (%.0f %% of C)\n",
 		($1 - t0) / 1e6, a, e, err, 100 * err / (c * p)
 	errs[++m] = err
+	if ($4 > 0)
+		cap = $4 / 1e6
 }
 END {
 	if (!m) { print "   no estimate to compare"; exit }
+	if (cap)
+		printf "   capacity with the last estimate %.1f Mbit/s for C = %.1f (%.0f %% off)\n",
+			cap, c * p, 100 * (cap > c * p ? cap - c * p : c * p - cap) / (c * p)
 	for (i = 2; i <= m; i++)	# a few dozen: insertion sort
 		for (j = i; j > 1 && errs[j - 1] > errs[j]; j--) {
 			v = errs[j]; errs[j] = errs[j - 1]; errs[j - 1] = v

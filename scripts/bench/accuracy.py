@@ -55,6 +55,40 @@ def read_trace(path, port):
     return est, connect
 
 
+def read_caps(path):
+    """(t, Mbit/s) of the path's capacity each imtcp_estimate came with
+    (its cap field, core/imtcp_cap.c), where it had one; none from a
+    module without the field."""
+    out = []
+    for line in open(path, errors="replace"):
+        m = LINE.search(line)
+        if m and m.group(2) == "imtcp_estimate":
+            cap = int(fields(m.group(3)).get("cap", "0"))
+            if cap:
+                out.append((float(m.group(1)), cap / 1e6))
+    return out
+
+
+def capacity_figures(caps, c, connect, srtt, bbr_bw):
+    """imtcp's capacity against C (payload Mbit/s): how many estimates
+    had one, their median, |cap - C| / C median and p90 in % of C, and
+    the first one's time in RTTs after the connection; beside it the
+    kernel's nearest figure, BBR's bandwidth estimate (its own run, the
+    100 ms samples @bbr_bw in Mbit/s): median, and error median % of C."""
+    errs = [abs(x - c) / c for _, x in caps]
+    res = {"cap_estimates": len(caps),
+           "cap_median_mbps": (statistics.median(x for _, x in caps)
+                               if caps else None),
+           "cap_median_err_pct_c": med(errs),
+           "cap_p90_err_pct_c": 100 * pct(errs, 0.9) if errs else None,
+           "cap_first_rtt": ((caps[0][0] - connect) / srtt
+                             if caps and srtt > 0 else None),
+           "bbr_bw_median_mbps": (statistics.median(bbr_bw)
+                                  if bbr_bw else None),
+           "bbr_bw_cap_err_pct_c": med([abs(x - c) / c for x in bbr_bw])}
+    return res
+
+
 # The estimates count TCP payload (imtcp's streams, like BBR's bandwidth
 # and tcpi_delivery_rate, are segments of MSS bytes), the bottleneck (tbf)
 # and the router's counter whole frames: MTU - 52 bytes of payload
@@ -426,6 +460,9 @@ def scenario(name, c_frames, workdir, outdir):
             if len(v) >= 3) if dlv else None,
     }
     res.update(step_figs)
+    res.update(capacity_figures(read_caps(wf("imtcp.trace")), c, connect,
+                                srtt, [x for _, x in sample_points(
+                                    wf("bbr.samples"), 2, t_bbr)]))
     for cc, ms in frames.items():
         if ms:
             res[f"{cc}_frames"] = len(ms)
@@ -611,6 +648,27 @@ def table(outdir, c):
           f"{fmt(r.get('probe_p90_err_pct_c'))}, "
           f"{fmt(r.get('held_pct'), '{:.0f}')} % |")
     steps_table(p, [r for r in res if r.get("step_rtts")])
+    caps = [r for r in res if "cap_estimates" in r]
+    if caps:
+        p()
+        p(f"The path's capacity, estimated alongside A: the figure each "
+          f"estimate came with (once three measurements gave one), against "
+          f"C = {float(c) * PAYLOAD:.1f} Mbit/s of payload; beside it BBR's "
+          f"bandwidth estimate in its own run (the kernel's nearest figure: "
+          f"its own delivery rate's maximum, C only where it fills the link).")
+        p()
+        p("| scenario | estimates with a capacity | capacity median (Mbit/s) "
+          "| err median / p90 (% of C) | first (RTTs) "
+          "| BBR bw median (Mbit/s), err median (% of C) |")
+        p("|---|---|---|---|---|---|")
+        for r in caps:
+            p(f"| {r['name']} | {r['cap_estimates']} of {r['estimates']} "
+              f"| {fmt(r.get('cap_median_mbps'))} "
+              f"| {fmt(r.get('cap_median_err_pct_c'))} / "
+              f"{fmt(r.get('cap_p90_err_pct_c'))} "
+              f"| {fmt(r.get('cap_first_rtt'))} "
+              f"| {fmt(r.get('bbr_bw_median_mbps'))}, "
+              f"{fmt(r.get('bbr_bw_cap_err_pct_c'))} |")
     pubs = [r for r in res if r.get("pub_median_err_pct_c") is not None]
     if pubs:
         p()

@@ -200,6 +200,34 @@ class Trace(unittest.TestCase):
         est, _ = accuracy.read_trace(f.name, "5301")
         self.assertEqual([e[8] for e in est], [0, 1])
 
+    def test_the_capacity_each_estimate_came_with(self):
+        f = tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False)
+        f.write(self.EST.format(t="10.0", raw=1, busy="").replace(
+            "rse=0", "rse=0 held=0 bucket=2 cap=0"))
+        f.write(self.EST.format(t="10.2", raw=1, busy="").replace(
+            "rse=0", "rse=0 held=0 bucket=2 cap=28700000"))
+        # a module without the field
+        f.write(self.EST.format(t="10.4", raw=1, busy=""))
+        f.close()
+        self.addCleanup(os.unlink, f.name)
+        self.assertEqual(accuracy.read_caps(f.name), [(10.2, 28.7)])
+
+    def test_capacity_against_c_and_bbr_beside_it(self):
+        caps = [(1.0, 27.0), (1.04, 30.0), (1.08, 28.0), (1.12, 40.0)]
+        r = accuracy.capacity_figures(caps, 30.0, 0.8, 0.04,
+                                      [10.0, 12.0, 14.0])
+        self.assertEqual(r["cap_estimates"], 4)
+        self.assertAlmostEqual(r["cap_median_mbps"], 29.0)
+        # errors 0.1, 0, 0.0667, 0.333: median 0.0833
+        self.assertAlmostEqual(r["cap_median_err_pct_c"], 25 / 3)
+        self.assertAlmostEqual(r["cap_first_rtt"], 5.0)
+        self.assertEqual(r["bbr_bw_median_mbps"], 12.0)
+        self.assertAlmostEqual(r["bbr_bw_cap_err_pct_c"], 60.0)
+        none = accuracy.capacity_figures([], 30.0, 0.8, 0.04, [])
+        self.assertEqual(none["cap_estimates"], 0)
+        self.assertIsNone(none["cap_median_err_pct_c"])
+        self.assertIsNone(none["cap_first_rtt"])
+
 
 class FrameDelivery(unittest.TestCase):
     def files(self, result, reads):
