@@ -353,6 +353,8 @@ static int __init imtcp_register(void)
 	BUILD_BUG_ON((int)IMTCP_BOUND_NONE != (int)IMTCP_HELD_NONE ||
 		     (int)IMTCP_BOUND_CAP != (int)IMTCP_HELD_CAP ||
 		     (int)IMTCP_BOUND_FLOOR != (int)IMTCP_HELD_FLOOR);
+	/* imtcp_median_bps takes the longest of these whole */
+	BUILD_BUG_ON(max(IMTCP_SERVED_HIST, IMTCP_CAP_HIST) > IMTCP_MEDIAN_MAX);
 	err = imtcp_registry_init();
 	if (err)
 		return err;

@@ -123,6 +123,35 @@ cbr_run() {
 	python3 "$TRACE_PY" summary "$WORK/cbr.trace"
 }
 
+# est_mbit COLUMN TRACE: the nonzero figures of one column of
+# imtcp_trace.py's estimates (4 busy, 6 capacity) in Mbit/s, sorted
+est_mbit() {
+	python3 "$TRACE_PY" estimates "$2" |
+		awk -v c="$1" '$c > 0 { print $c / 1e6 }' | sort -g
+}
+
+# median_of FILE: the median of a sorted column of numbers (none: empty)
+median_of() {
+	awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }' "$1"
+}
+
+# payload_mbit C_MBIT: what a link of C_MBIT carries of TCP payload
+payload_mbit() {
+	awk -v c="$1" -v p=$MSS_BYTES -v f=$FRAME_BYTES \
+		'BEGIN { printf "%.2f", c * p / f }'
+}
+
+# Skip (TAP SKIP) a figure of the CBR run where its flow got below 0.6 A:
+# the test bed did not carry A (see the top of this file).
+skip_if_cbr_slow() {
+	local got truth
+	got=$(field goodput_mbps "$(head -n 1 "$WORK/cbr.xfer")")
+	truth=$(cbr_truth)
+	awk -v g="$got" -v t="$truth" 'BEGIN { exit !(g < 0.6 * t) }' &&
+		skip "the test bed carried $got Mbit/s of A = $truth this run (emulation too slow): not judged"
+	return 0
+}
+
 # A of the CBR run in TCP payload, as the estimate (lib.sh, MSS_BYTES),
 # from the cross rate the router counted.
 cbr_truth() {
@@ -131,7 +160,7 @@ cbr_truth() {
 }
 
 test_cbr_estimate() {
-	local x truth n med t0 got
+	local x truth n med t0
 	cbr_run || fail "CBR run"
 	x=$(cat "$WORK/cbr.cross")
 	truth=$(cbr_truth)
@@ -141,15 +170,13 @@ test_cbr_estimate() {
 	[ "$n" -ge 10 ] || fail "only $n estimates in $SECS s"
 	t0=$(head -n 1 "$WORK/est" | cut -d' ' -f1)
 	med=$(awk -v t0="$t0" -v h=$((SECS / 2)) '$1 - t0 >= h - 2 { print $2 / 1e6 }' \
-		"$WORK/est" | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+		"$WORK/est" | sort -g | median_of -)
 	[ -n "$med" ] || fail "no estimates in the second half"
 	echo "median estimate, second half: $med Mbit/s ($(awk -v m="$med" \
 		-v t="$truth" 'BEGIN { printf "%.2f", m / t }') x A)"
 	awk -v cap=$((16 * CBR_C_MBIT)) '$2 <= 0 || $2 / 1e6 > cap { bad = 1 } END { exit bad }' "$WORK/est" ||
 		fail "an estimate out of range"
-	got=$(field goodput_mbps "$(head -n 1 "$WORK/cbr.xfer")")
-	awk -v g="$got" -v t="$truth" 'BEGIN { exit !(g < 0.6 * t) }' &&
-		skip "the test bed carried $got Mbit/s of A = $truth this run (emulation too slow): accuracy not judged"
+	skip_if_cbr_slow
 	awk -v m="$med" -v t="$truth" 'BEGIN { exit !(m >= 0.7 * t && m <= 1.3 * t) }' ||
 		fail "median $med Mbit/s is not within 30 % of A = $truth"
 }
@@ -157,18 +184,15 @@ test_cbr_estimate() {
 # The busy-link rate (core/imtcp_busy.c) of the CBR run: on a bottleneck
 # whose queue stands, the connection's delivery rate is A itself.
 test_busy_rate() {
-	local truth n med got
+	local truth n med
 	[ -s "$WORK/cbr.trace" ] || fail "no trace from the CBR run"
 	truth=$(cbr_truth)
-	python3 "$TRACE_PY" estimates "$WORK/cbr.trace" |
-		awk '$4 > 0 { print $4 / 1e6 }' | sort -g > "$WORK/busy"
+	est_mbit 4 "$WORK/cbr.trace" > "$WORK/busy"
 	n=$(wc -l < "$WORK/busy")
-	med=$(awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }' "$WORK/busy")
+	med=$(median_of "$WORK/busy")
 	echo "$n estimates with a busy-link rate, median $med Mbit/s (A = $truth)"
 	[ "$n" -ge 5 ] || fail "only $n estimates saw a busy link"
-	got=$(field goodput_mbps "$(head -n 1 "$WORK/cbr.xfer")")
-	awk -v g="$got" -v t="$truth" 'BEGIN { exit !(g < 0.6 * t) }' &&
-		skip "the test bed carried $got Mbit/s of A = $truth this run (emulation too slow): not judged"
+	skip_if_cbr_slow
 	awk -v m="$med" -v t="$truth" 'BEGIN { exit !(m >= 0.7 * t && m <= 1.3 * t) }' ||
 		fail "busy-link rate $med Mbit/s is not within 30 % of A = $truth"
 }
@@ -176,19 +200,15 @@ test_busy_rate() {
 # The path's capacity (core/imtcp_cap.c) from the CBR run's trace: the
 # figure each estimate came with, once there is one, near C in payload.
 test_capacity() {
-	local c n med got
+	local c n med
 	[ -s "$WORK/cbr.trace" ] || fail "no trace from the CBR run"
-	c=$(awk -v c=$CBR_C_MBIT -v p=$MSS_BYTES -v f=$FRAME_BYTES \
-		'BEGIN { printf "%.2f", c * p / f }')
-	python3 "$TRACE_PY" estimates "$WORK/cbr.trace" |
-		awk '$6 > 0 { print $6 / 1e6 }' | sort -g > "$WORK/cap"
+	c=$(payload_mbit $CBR_C_MBIT)
+	est_mbit 6 "$WORK/cbr.trace" > "$WORK/cap"
 	n=$(wc -l < "$WORK/cap")
-	med=$(awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }' "$WORK/cap")
+	med=$(median_of "$WORK/cap")
 	echo "$n estimates with a capacity, median $med Mbit/s (C = $c in payload)"
 	[ "$n" -ge 5 ] || fail "only $n estimates came with a capacity"
-	got=$(field goodput_mbps "$(head -n 1 "$WORK/cbr.xfer")")
-	awk -v g="$got" -v t="$(cbr_truth)" 'BEGIN { exit !(g < 0.6 * t) }' &&
-		skip "the test bed carried $got Mbit/s this run (emulation too slow): not judged"
+	skip_if_cbr_slow
 	awk -v m="$med" -v c="$c" 'BEGIN { exit !(m >= 0.75 * c && m <= 1.25 * c) }' ||
 		fail "capacity $med Mbit/s is not within 25 % of C = $c"
 }
@@ -230,13 +250,11 @@ test_app_limited() {
 	awk -v r="$rate" 'BEGIN { exit !(r >= 4.5) }' ||
 		fail "the sender was held back: $rate Mbit/s"
 	[ "$n" -ge 10 ] || fail "only $n estimates"
-	c=$(awk -v c=$C_MBIT -v p=$MSS_BYTES -v f=$FRAME_BYTES \
-		'BEGIN { printf "%.2f", c * p / f }')
-	cap=$(python3 "$TRACE_PY" estimates "$WORK/app.trace" |
-		awk '$6 > 0 { print $6 / 1e6 }' | sort -g |
-		awk '{ v[NR] = $1 } END { if (NR >= 5) print v[int((NR + 1) / 2)] }')
-	echo "its capacity, median: ${cap:-none} Mbit/s (C = $c in payload)"
-	[ -n "$cap" ] || fail "fewer than 5 estimates came with a capacity"
+	c=$(payload_mbit $C_MBIT)
+	est_mbit 6 "$WORK/app.trace" > "$WORK/app.cap"
+	cap=$(median_of "$WORK/app.cap")
+	echo "$(wc -l < "$WORK/app.cap") estimates with a capacity, median ${cap:-none} Mbit/s (C = $c in payload)"
+	[ "$(wc -l < "$WORK/app.cap")" -ge 5 ] || fail "fewer than 5 estimates came with a capacity"
 	awk -v m="$cap" -v c="$c" 'BEGIN { exit !(m >= 0.7 * c && m <= 1.4 * c) }' ||
 		fail "capacity $cap Mbit/s is not within 0.7-1.4 C = $c"
 }

@@ -25,19 +25,24 @@
  */
 #include "imtcp_est.h"
 
-/* The median of the capacities @cap holds (the upper one of an even count). */
-static u64 cap_median(const struct imtcp_cap *cap)
+/*
+ * The median of @n rates @bps (the upper one of an even count); 0 if
+ * none. At most IMTCP_MEDIAN_MAX: the served rates' memory and the
+ * capacities (imtcp_served.c) use it too.
+ */
+u64 imtcp_median_bps(const u64 *bps, u32 n)
 {
-	u64 v[IMTCP_CAP_HIST], x;
+	u64 v[IMTCP_MEDIAN_MAX], x;
 	u32 i, j;
 
-	for (i = 0; i < cap->n; i++) {
-		x = cap->bps[i];
+	n = min_t(u32, n, IMTCP_MEDIAN_MAX);
+	for (i = 0; i < n; i++) {
+		x = bps[i];
 		for (j = i; j > 0 && v[j - 1] > x; j--)
 			v[j] = v[j - 1];
 		v[j] = x;
 	}
-	return cap->n ? v[cap->n / 2] : 0;
+	return n ? v[n / 2] : 0;
 }
 
 /*
@@ -53,5 +58,6 @@ void imtcp_cap_add(struct imtcp_cap *cap, u64 sample_bps)
 	cap->pos = (cap->pos + 1) % IMTCP_CAP_HIST;
 	if (cap->n < IMTCP_CAP_HIST)
 		cap->n++;
-	cap->median_bps = cap->n >= IMTCP_CAP_MIN ? cap_median(cap) : 0;
+	cap->median_bps = cap->n >= IMTCP_CAP_MIN ?
+			  imtcp_median_bps(cap->bps, cap->n) : 0;
 }

@@ -102,6 +102,7 @@ struct imtcp_served {
 };
 
 #define IMTCP_CAP_HIST		8	/* capacities the median is of */
+#define IMTCP_MEDIAN_MAX	16	/* imtcp_median_bps: rates at most */
 #define IMTCP_CAP_MIN		3	/* fewest it publishes with */
 
 /*
@@ -181,6 +182,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 			      const struct imtcp_busy *b);
 
 /* Within the unit: shared by its files. */
+u64 imtcp_median_bps(const u64 *bps, u32 n);
 s32 imtcp_lowest_delay_us(const struct imtcp_stream *st);
 u32 imtcp_rel_delays(const struct imtcp_stream *st, s32 *d);
 bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge,

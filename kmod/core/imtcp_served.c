@@ -84,16 +84,7 @@ u64 imtcp_served_bps(const struct imtcp_stream *st)
 /* The median of the rates @mem remembers; 0 if none. */
 static u64 served_median(const struct imtcp_served *mem)
 {
-	u64 v[IMTCP_SERVED_HIST], x;
-	u32 i, j;
-
-	for (i = 0; i < mem->n; i++) {
-		x = mem->bps[i];
-		for (j = i; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-	return mem->n ? v[mem->n / 2] : 0;
+	return imtcp_median_bps(mem->bps, mem->n);
 }
 
 /* Forget every rate @mem remembers. */

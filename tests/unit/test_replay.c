@@ -30,6 +30,15 @@ struct replay {
 	struct imtcp_stream st[IMTCP_K_MAX];
 };
 
+/* The recording @name of TRACES, open for reading; NULL if not there. */
+static FILE *open_replay(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", TRACES, name);
+	return fopen(path, "r");
+}
+
 /* Read the next measurement from @f; false at the end. */
 static bool next_measurement(FILE *f, struct replay *r)
 {
@@ -234,13 +243,10 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 	u32 total = 0, same_outcome = 0, streams = 0, same_raw = 0, nres = 0;
 	static u64 err[4096];
 	s32 low = 0;
-	char path[256];
 	struct replay r;
-	FILE *f;
+	FILE *f = open_replay(name);
 
-	snprintf(path, sizeof(path), "%s/%s", TRACES, name);
-	f = fopen(path, "r");
-	ASSERT_NE(NULL, f) TH_LOG("cannot open %s", path);
+	ASSERT_NE(NULL, f) TH_LOG("cannot open %s/%s", TRACES, name);
 	while (next_measurement(f, &r)) {
 		enum imtcp_edge edge, rec_edge, got_edge, one_edge;
 		u32 rse, one_rse;
@@ -345,13 +351,10 @@ static void replay_capacity(struct __test_metadata *_metadata,
 	u32 n = 0, meas = 0, first = 0;
 	double median, p90;
 	s32 low = 0;
-	char path[256];
 	struct replay r;
-	FILE *f;
+	FILE *f = open_replay(name);
 
-	snprintf(path, sizeof(path), "%s/%s", TRACES, name);
-	f = fopen(path, "r");
-	ASSERT_NE(NULL, f) TH_LOG("cannot open %s", path);
+	ASSERT_NE(NULL, f) TH_LOG("cannot open %s/%s", TRACES, name);
 	while (next_measurement(f, &r) && n < 4096) {
 		enum imtcp_edge edge;
 		u64 cap;
