@@ -8,14 +8,14 @@
  * sent (1 / C); imtcp_combine gives the C of each result that is not at
  * an edge. One measurement's is noisy: a stream of 10-16 segments rises
  * by a few ms at most, and on the VM's recordings at MTU 1500 (C = 28.7
- * Mbit/s of payload) a 5 Mbit/s media sender's lay between 19-24 (p10)
- * and 30-42 Mbit/s (p90). Their median is not: it came to 26.3-31.1 in
- * every recording. So the published capacity is the median of the
- * latest IMTCP_CAP_HIST, and nothing until IMTCP_CAP_MIN have come. A
- * window and not a moving average: one fit's outlier (a slope fitted to
- * ACK noise reads 2-5 times C) moves a median by one rank only, and a
- * new capacity (a route change, a Wi-Fi rate) takes over after half the
- * window.
+ * Mbit/s of payload) a 5 Mbit/s media sender's lay between 18-26 (p10)
+ * and 34-51 Mbit/s (p90). Their median is steadier: 24.5-31.1 in every
+ * media recording at 5 and 10 Mbit/s. So the published capacity is the
+ * median of the latest IMTCP_CAP_HIST, and nothing until IMTCP_CAP_MIN
+ * have come. A window and not a moving average: one fit's outlier (a
+ * slope fitted to ACK noise read up to twice C) moves a median by one
+ * rank only, and a new capacity (a route change, a Wi-Fi rate) takes
+ * over after half the window.
  *
  * Linux's own figures do not give C to an application-limited sender:
  * its delivery rate is its own rate, and BBR's bandwidth filter is its
@@ -27,8 +27,8 @@
 
 /*
  * The median of @n rates @bps (the upper one of an even count); 0 if
- * none. At most IMTCP_MEDIAN_MAX: the served rates' memory and the
- * capacities (imtcp_served.c) use it too.
+ * none; of the first IMTCP_MEDIAN_MAX at most. The capacities' and the
+ * served rates' (imtcp_served.c).
  */
 u64 imtcp_median_bps(const u64 *bps, u32 n)
 {

@@ -605,9 +605,10 @@ TEST_HARNESS_MAIN
  * Mbit/s media sender at A = 50 and 80 % of C and on the idle path, a
  * 20 Mbit/s one on the idle path, a 10 Mbit/s one at 50 % (Lindley
  * fits; C = 28.7 Mbit/s of payload), and bulk senders on their standing
- * queue (C = 19.1 at 20 Mbit/s and 99.3 at 100 Mbit/s and MTU 9000). When
- * it came, a median of the latest eight was 3-15 % of C off at the
- * median, where one measurement's lay 20-40 % off at p10 and p90.
+ * queue (C = 19.1 at 20 Mbit/s and 99.3 at 100 Mbit/s and MTU 9000). Once
+ * there, the median of the latest eight was 2.7-11.8 % of C off at the
+ * median, where single measurements' of the media senders lay 9-38 %
+ * below C at p10 and 17-77 % above it at p90.
  */
 TEST(vm_capacity_media_5m_a50)
 {
