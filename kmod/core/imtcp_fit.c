@@ -117,7 +117,7 @@ struct fit_sums {
  * or (@from_lowest, the fit without a bucket) from its lowest delay.
  * @seg_bit_ns: a segment's bits times 10^9, which over the fit's service
  * time of a segment in ns gives the capacity a candidate is held to
- * (within_capacity; 0: none).
+ * (fit_capacity_bps, within_capacity; 0: none).
  */
 struct fit_model {
 	u64 a_bps;
@@ -398,13 +398,13 @@ static u64 fit_capacity_bps(const struct fit_sums *f,
 }
 
 /*
- * Whether a fit's candidate @a_bps is within the capacity its own slope
- * gives (fit_capacity_bps); a candidate above it asks the link to leave
- * more than it can carry. Behind a token bucket A and the bucket trade
- * against each other (a smaller bucket starts each rise sooner, a higher
- * A makes it slower), their correlations differ by 1-3 %, and a media
- * sender's measurements learnt a bucket of one or two segments where the
- * test bed's is four; those fits read A above their own capacity in
+ * Whether a fit's candidate @a_bps is within the capacity @cap_bps its
+ * own slope gives (fit_capacity_bps); a candidate above it asks the
+ * link to leave more than it can carry. Behind a token bucket A and the
+ * bucket trade against each other (a smaller bucket starts each rise
+ * sooner, a higher A makes it slower), their correlations differ by 1-3
+ * %, and a media sender's measurements learnt a bucket of one or two
+ * segments where the test bed's is four; those fits read A above their own capacity in
  * 32-87 % of the measurements (two VM runs at 5 Mbit/s, A = 13.9 and
  * 22.8; the capacity of a bucket of 0 was 16-21 Mbit/s at the median, of
  * 2-3 24-28, the link's 28.7). Held to it, those runs replayed read 15.2
@@ -412,12 +412,9 @@ static u64 fit_capacity_bps(const struct fit_sums *f,
  * tells no capacity bounds nothing; nor is the fit without a bucket
  * held, which older modules ran (replays).
  */
-static bool within_capacity(const struct fit_sums *f,
-			    const struct fit_model *m)
+static bool within_capacity(u64 a_bps, u64 cap_bps)
 {
-	u64 cap_bps = fit_capacity_bps(f, m);
-
-	return !cap_bps || m->a_bps <= cap_bps;
+	return !cap_bps || a_bps <= cap_bps;
 }
 
 /*
@@ -439,7 +436,7 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 {
 	struct fit_model m = *model;
 	u32 i, c, best_c = IMTCP_FIT_STEPS;
-	u64 best = 0, score;
+	u64 best = 0, score, cap_bps;
 
 	out->corr = 0;
 	out->cap_bps = 0;
@@ -453,7 +450,10 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 			if (usable(&st[i]))
 				fit_stream(&st[i], n, &m, inv[i], &join[i],
 					   &q_end, &f);
-		if (f.sxx <= 0 || f.sxd <= 0 || !within_capacity(&f, &m))
+		if (f.sxx <= 0 || f.sxd <= 0)
+			continue;
+		cap_bps = fit_capacity_bps(&f, &m);
+		if (!within_capacity(m.a_bps, cap_bps))
 			continue;
 		/* sxd / sqrt(sxx), times 2^16: only compared */
 		score = div64_u64((u64)f.sxd << 16, isqrt64((u64)f.sxx));
@@ -461,7 +461,7 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 			best = score;
 			best_c = c;
 			out->corr = fit_correlation(&f);
-			out->cap_bps = fit_capacity_bps(&f, &m);
+			out->cap_bps = cap_bps;
 		}
 	}
 	return best_c;
