@@ -30,13 +30,17 @@ def fields(text):
     return dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
 
 
-def read_trace(path, port):
-    est, connect = [], None
+def trace_events(path):
+    """(t, event name, its fields) of each event line of a saved trace."""
     for line in open(path, errors="replace"):
         m = LINE.search(line)
-        if not m:
-            continue
-        t, name, f = float(m.group(1)), m.group(2), fields(m.group(3))
+        if m:
+            yield float(m.group(1)), m.group(2), fields(m.group(3))
+
+
+def read_trace(path, port):
+    est, connect = [], None
+    for t, name, f in trace_events(path):
         if name == "imtcp_estimate":
             # raw: the fit's result; busy and floor: the rates that
             # bound it from above and below (0: none; older traces lack
@@ -59,14 +63,8 @@ def read_caps(path):
     """(t, Mbit/s) of the path's capacity each imtcp_estimate came with
     (its cap field, core/imtcp_cap.c), where it had one; none from a
     module without the field."""
-    out = []
-    for line in open(path, errors="replace"):
-        m = LINE.search(line)
-        if m and m.group(2) == "imtcp_estimate":
-            cap = int(fields(m.group(3)).get("cap", "0"))
-            if cap:
-                out.append((float(m.group(1)), cap / 1e6))
-    return out
+    return [(t, int(f["cap"]) / 1e6) for t, name, f in trace_events(path)
+            if name == "imtcp_estimate" and int(f.get("cap", "0"))]
 
 
 def capacity_figures(caps, c, connect, srtt, bbr_bw):
