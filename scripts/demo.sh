@@ -57,7 +57,7 @@ sample_truth() {
 # Members are looked up by name, each on its own, in whatever order
 # imtcp-stat writes them.
 print_estimates() {
-	local t0=$1 l t e r lo hi c cs
+	local t0=$1 l t e r lo hi cap_bps cs
 	local rt='"time":([0-9]+)\.([0-9]+)' re='"estimate_bps":([0-9]+)'
 	local rr='"raw_bps":([0-9]+)' rg='"range_bps":\[([0-9]+),([0-9]+)\]'
 	local rc='"capacity_bps":([0-9]+)'
@@ -70,11 +70,11 @@ print_estimates() {
 		r=${BASH_REMATCH[1]}
 		[[ $l =~ $rg ]] || continue
 		lo=${BASH_REMATCH[1]} hi=${BASH_REMATCH[2]}
-		c=0
-		[[ $l =~ $rc ]] && c=${BASH_REMATCH[1]}
+		cap_bps=0
+		[[ $l =~ $rc ]] && cap_bps=${BASH_REMATCH[1]}
 		cs=-
-		[ "$c" -gt 0 ] && cs=$(printf '%.1f' "$((c / 1000))e-3")
-		echo "$t $e $r $c" >> "$OUT/est"
+		[ "$cap_bps" -gt 0 ] && cs=$(printf '%.1f' "$((cap_bps / 1000))e-3")
+		echo "$t $e $r $cap_bps" >> "$OUT/est"
 		printf '%6.1f  imtcp:  estimate %5.1f Mbit/s   (this measurement %5.1f, range %.1f-%.1f; capacity %s)\n' \
 			"$(((t - t0) / 1000))e-3" "$((e / 1000))e-3" \
 			"$((r / 1000))e-3" "$((lo / 1000))e-3" "$((hi / 1000))e-3" "$cs"

@@ -586,7 +586,7 @@ static u32 fit_shift(s64 a, s64 b, s64 c)
 static u64 standing_capacity(const struct standing_sums *f, s64 den, s32 sh)
 {
 	s64 det = f->s11 * f->s22 - f->s12 * f->s12;
-	u64 c;
+	u64 cap_bps;
 
 	if (det <= 0 || den <= 0)
 		return 0;
@@ -596,10 +596,10 @@ static u64 standing_capacity(const struct standing_sums *f, s64 den, s32 sh)
 	}
 	if (!den)
 		return 0;
-	c = div64_u64((u64)det * 8 * 1000000, den);
+	cap_bps = div64_u64((u64)det * 8 * 1000000, den);
 	if (sh <= 0)
-		return sh > -64 ? c >> -sh : 0;
-	return sh < 64 && c <= (IMTCP_RATE_B2B >> sh) ? c << sh : 0;
+		return sh > -64 ? cap_bps >> -sh : 0;
+	return sh < 64 && cap_bps <= (IMTCP_RATE_B2B >> sh) ? cap_bps << sh : 0;
 }
 
 /*
