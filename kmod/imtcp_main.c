@@ -51,7 +51,8 @@
  *   Recovery and Loss, before the first 10 segments (no pacing yet), and
  *   under sch_fq (which owns pacing); it never holds with nothing in
  *   flight or a window of N or less (4 N in a slow start that the window
- *   limits: holds there delay the window's doubling).
+ *   limits: holds there delay the window's doubling; not for a sender
+ *   that paces its own writes once the window exceeds its write).
  *
  * Per-socket state: Reno's, and the figures TCP_CC_INFO reports, in the
  * private area of inet_connection_sock; the measurement's (2280 bytes)
@@ -66,7 +67,8 @@
  *     default; core/imtcp_cu.c): measuring without pause cost a
  *     loss-limited Reno window a third of its goodput.
  *   o No hold on a window of N or less, nor below 4 N in a slow start
- *     that the window limits.
+ *     that the window limits (unless the application paces its writes
+ *     and the window exceeds the write at hand).
  *   o An application-limited sender's streams are as long as its writes
  *     (5-16 segments), not N.
  *   o A is a least-squares fit of a queue model over all streams' delays,

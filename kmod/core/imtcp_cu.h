@@ -69,6 +69,7 @@ struct imtcp_cu {
 	u8 writes_short;/* the last two finished writes: < WRITE_SEGS_MIN */
 	u8 write_segs;	/* full segments the last write brought at once */
 	u8 first_len;	/* no length known: the last write's (0: N) */
+	u8 app_paced;	/* writes come after quiet times, none waited */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 rest_until_us;
 	u32 write_seq;	/* the application's write_seq at the last step */
@@ -124,6 +125,7 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 u32 imtcp_cu_pause(struct imtcp_cu *cu);
 bool imtcp_cu_holds_failing(const struct imtcp_cu *cu);
 bool imtcp_cu_writes_short(const struct imtcp_cu *cu);
+bool imtcp_cu_app_paced(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us);

@@ -796,10 +796,11 @@ TEST(no_hold_for_a_finished_write_s_tail)
 }
 
 /*
- * A frame of 17 segments in slow start, the window letting 4 of them go,
- * its last @last segments written a step after the rest (17: one write);
- * then, 3.8 ms later, the ACK that opens the window with 2 of the frame
- * left. Returns the state that ACK leads to.
+ * A frame of 17 segments in slow start, the window (14: smaller than the
+ * frame, so the 4 N rule keeps a hold off as it comes) letting 4 of
+ * them go, its last @last segments written a step after the rest (17:
+ * one write); then, 3.8 ms later, the ACK that opens the window (grown
+ * to 32) with 2 of the frame left. Returns the state that ACK leads to.
  */
 static u32 rest_of_frame(u32 last)
 {
@@ -810,8 +811,8 @@ static u32 rest_of_frame(u32 last)
 	cu.state = IMTCP_STATE_EMPTY;
 	v.srtt_us = 40000;
 	v.slow_start = true;
-	v.cwnd = 32;
-	v.in_flight = 28;
+	v.cwnd = 14;
+	v.in_flight = 10;
 	for (i = 0; i < 2; i++) {
 		if (!segs[i])
 			continue;
@@ -822,6 +823,8 @@ static u32 rest_of_frame(u32 last)
 		step_as_module(&cu, &v);
 	}
 	v.now_us = t + 3800;
+	v.cwnd = 32;
+	v.in_flight = 28;
 	v.unsent = 1;
 	v.held = 2;
 	step_as_module(&cu, &v);
@@ -838,6 +841,49 @@ TEST(no_hold_for_the_rest_of_a_whole_write)
 {
 	EXPECT_EQ(IMTCP_STATE_EMPTY, rest_of_frame(17));
 	EXPECT_EQ(IMTCP_STATE_STORE, rest_of_frame(2));
+}
+
+/*
+ * A frame of @segs segments written in one write at @t, in slow start,
+ * a window of @cwnd letting 4 of them go; the writes before came after
+ * quiet times (@paced) or the writer waited on its send buffer. Returns
+ * the state that write leads to.
+ */
+static u32 frame_in_slow_start(u32 segs, u32 cwnd, bool paced)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t = 50000;
+
+	cu.state = IMTCP_STATE_EMPTY;
+	v.srtt_us = 40000;
+	v.slow_start = true;
+	v.cwnd = cwnd;
+	v.writer_waits = !paced;
+	v.now_us = t - 40000;			/* the frame before, all acked */
+	v.write_seq += segs * 1448;
+	step_as_module(&cu, &v);
+	v.in_flight = cwnd - 4;
+	v.now_us = t;
+	v.write_seq += segs * 1448;
+	v.unsent = segs;
+	v.held = 4;
+	step_as_module(&cu, &v);
+	return cu.state;
+}
+
+/*
+ * An application that paces its writes holds in slow start once the
+ * window exceeds the write it is sending (frame 3 of a 5 Mbit/s media
+ * sender, 17 segments, came to a window of 22); a frame larger than the
+ * window, or a writer its buffer paces, keeps the 4 N rule.
+ */
+TEST(app_paced_frame_within_the_window_holds_in_slow_start)
+{
+	EXPECT_EQ(IMTCP_STATE_STORE, frame_in_slow_start(17, 22, true));
+	EXPECT_EQ(IMTCP_STATE_EMPTY, frame_in_slow_start(34, 22, true));
+	EXPECT_EQ(IMTCP_STATE_EMPTY, frame_in_slow_start(17, 22, false));
+	EXPECT_EQ(IMTCP_STATE_STORE, frame_in_slow_start(17, 4 * N + 1, false));
 }
 
 /*
