@@ -292,7 +292,9 @@ static u64 range_cap_bps(const struct imtcp_meas *meas, u64 hint_bps, u32 mss)
  * A measurement's search range, before its first stream: within what
  * the connection knows, and never above the application's cap, which no
  * stream can exceed (one planned above it fell behind and left its
- * segments in bursts).
+ * segments in bursts). The first range is an application-limited
+ * sender's also for one that paces its writes while slow start's window
+ * holds its frame back (benchmarks.rst, "Frame 3 as the first stream").
  */
 static void bound_range(struct sock *sk, struct imtcp_meas *meas, u64 hint_bps)
 {
