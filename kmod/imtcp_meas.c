@@ -301,8 +301,8 @@ static void bound_range(struct sock *sk, struct imtcp_meas *meas, u64 hint_bps)
 	u64 cap_bps = app_cap_bps(sk);
 
 	if (!meas->est.hi_bps)
-		imtcp_first_range(&meas->est, hint_bps, !meas->cu.limited ||
-				  imtcp_cu_app_paced(&meas->cu));
+		imtcp_first_range(&meas->est, hint_bps,
+				  imtcp_cu_app_sets_pace(&meas->cu));
 	imtcp_est_bound(&meas->est,
 			imtcp_range_floor(meas->dlv_max_bps, hint_bps,
 					  own_rate_bps(sk), meas->cu.limited),

@@ -825,6 +825,18 @@ bool imtcp_cu_app_paced(const struct imtcp_cu *cu)
 	return cu->app_paced;
 }
 
+/*
+ * The application, not the window, sets the sender's pace: the window
+ * held nothing back at the last step, or the writes come after quiet
+ * times (slow start's first windows hold back part of a frame for the
+ * moment, and the sender is still a media sender). Such a sender's first
+ * search range is the application-limited one (imtcp_first_range).
+ */
+bool imtcp_cu_app_sets_pace(const struct imtcp_cu *cu)
+{
+	return !cu->limited || cu->app_paced;
+}
+
 /* A measurement ended with (@ok) or without a result. */
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok)
 {

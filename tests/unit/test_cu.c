@@ -887,6 +887,42 @@ TEST(app_paced_frame_within_the_window_holds_in_slow_start)
 }
 
 /*
+ * Who sets the pace, for the first search range: a frame that slow
+ * start's window holds back leaves an application that paces its writes
+ * the application-limited range; a writer its buffer paces, held back
+ * by the window, is window-limited; nothing held back, the application.
+ */
+TEST(app_sets_the_pace_of_a_paced_writer_held_back_by_slow_start)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+
+	v.srtt_us = 40000;
+	v.slow_start = true;
+	v.cwnd = 12;
+	v.in_flight = 8;
+	v.now_us = 20000;			/* a write after a quiet time */
+	v.write_seq += 17 * 1448;
+	v.unsent = 17;
+	v.held = 4;
+	step_as_module(&cu, &v);
+	ASSERT_TRUE(cu.limited);
+	EXPECT_TRUE(imtcp_cu_app_paced(&cu));
+	EXPECT_TRUE(imtcp_cu_app_sets_pace(&cu));
+
+	v.now_us += 1000;			/* the writer now waits */
+	v.writer_waits = true;
+	step_as_module(&cu, &v);
+	EXPECT_FALSE(imtcp_cu_app_paced(&cu));
+	EXPECT_FALSE(imtcp_cu_app_sets_pace(&cu));
+
+	v.now_us += 1000;			/* the window holds nothing back */
+	v.unsent = 4;
+	step_as_module(&cu, &v);
+	EXPECT_TRUE(imtcp_cu_app_sets_pace(&cu));
+}
+
+/*
  * A hold of nothing begun at an ACK at @t, @written bytes having come at
  * @t (0: the last write long before). Returns whether it holds.
  */
