@@ -451,12 +451,13 @@ static bool may_start(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
  * 5 Mbit/s in frames of 17 segments, 25 a second, srtt 41 ms): frame 3
  * came while frame 2's last segments waited for a window of 22, the
  * 4 N rule ended its hold at once, and the first measurement began with
- * frame 4, its estimate 5.0-6.4 RTT after the connection began. A
+ * frame 4, its estimate 5.0-6.4 RTT after the connection began; with
+ * this, frames 3 and 4 (4.2-4.5 RTT at A = 50 and 80 % of C). A
  * 10 Mbit/s sender's frames of 34 segments outgrow such windows, and
  * the rule still keeps its first holds off.
  */
-static bool frame_outgrown(const struct imtcp_cu *cu,
-			   const struct imtcp_cu_view *v)
+static bool write_fits_window(const struct imtcp_cu *cu,
+			      const struct imtcp_cu_view *v)
 {
 	return cu->app_paced && v->cwnd > cu->write_segs;
 }
@@ -485,7 +486,7 @@ static bool frame_outgrown(const struct imtcp_cu *cu,
 static u32 min_window(const struct imtcp_cu *cu, u32 n,
 		      const struct imtcp_cu_view *v)
 {
-	return v->slow_start && cu->limited && !frame_outgrown(cu, v) ?
+	return v->slow_start && cu->limited && !write_fits_window(cu, v) ?
 	       max_t(u32, IMTCP_SS_WINDOW * cu->n_full, n) : n;
 }
 
