@@ -817,21 +817,14 @@ bool imtcp_cu_writes_short(const struct imtcp_cu *cu)
 }
 
 /*
- * The application paces its writes: one came after a quiet time, and
- * the writer has not waited for room in its send buffer since. A bulk
- * sender's writer waits on its buffer and never has a quiet time.
- */
-bool imtcp_cu_app_paced(const struct imtcp_cu *cu)
-{
-	return cu->app_paced;
-}
-
-/*
  * The application, not the window, sets the sender's pace: the window
  * held nothing back at the last step, or the writes come after quiet
- * times (slow start's first windows hold back part of a frame for the
- * moment, and the sender is still a media sender). Such a sender's first
- * search range is the application-limited one (imtcp_first_range).
+ * times (app_paced: one came after a quiet time, and the writer has not
+ * waited for room in its send buffer since; a bulk writer waits on its
+ * buffer and never has a quiet time). Slow start's first windows hold
+ * back part of a frame for the moment, and the sender is still a media
+ * sender. Such a sender's first search range is the application-limited
+ * one (imtcp_first_range).
  */
 bool imtcp_cu_app_sets_pace(const struct imtcp_cu *cu)
 {

@@ -125,7 +125,6 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 u32 imtcp_cu_pause(struct imtcp_cu *cu);
 bool imtcp_cu_holds_failing(const struct imtcp_cu *cu);
 bool imtcp_cu_writes_short(const struct imtcp_cu *cu);
-bool imtcp_cu_app_paced(const struct imtcp_cu *cu);
 bool imtcp_cu_app_sets_pace(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,

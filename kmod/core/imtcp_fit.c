@@ -404,8 +404,8 @@ static u64 fit_capacity_bps(const struct fit_sums *f,
  * bucket trade against each other (a smaller bucket starts each rise
  * sooner, a higher A makes it slower), their correlations differ by 1-3
  * %, and a media sender's measurements learnt a bucket of one or two
- * segments where the test bed's is four; those fits read A above their own capacity in
- * 32-87 % of the measurements (two VM runs at 5 Mbit/s, A = 13.9 and
+ * segments where the test bed's is four; those fits read A above their
+ * own capacity in 32-87 % of the measurements (two VM runs at 5 Mbit/s, A = 13.9 and
  * 22.8; the capacity of a bucket of 0 was 16-21 Mbit/s at the median, of
  * 2-3 24-28, the link's 28.7). Held to it, those runs replayed read 15.2
  * and 23.5 at the median where they read 17.3 and 26.8. A slope that

@@ -907,13 +907,13 @@ TEST(app_sets_the_pace_of_a_paced_writer_held_back_by_slow_start)
 	v.held = 4;
 	step_as_module(&cu, &v);
 	ASSERT_TRUE(cu.limited);
-	EXPECT_TRUE(imtcp_cu_app_paced(&cu));
+	EXPECT_TRUE(cu.app_paced);
 	EXPECT_TRUE(imtcp_cu_app_sets_pace(&cu));
 
 	v.now_us += 1000;			/* the writer now waits */
 	v.writer_waits = true;
 	step_as_module(&cu, &v);
-	EXPECT_FALSE(imtcp_cu_app_paced(&cu));
+	EXPECT_FALSE(cu.app_paced);
 	EXPECT_FALSE(imtcp_cu_app_sets_pace(&cu));
 
 	v.now_us += 1000;			/* the window holds nothing back */
