@@ -311,14 +311,28 @@ static void bound_range(struct sock *sk, struct imtcp_meas *meas, u64 hint_bps)
 		imtcp_est_bound(&meas->est, 0, cap_bps);
 }
 
+/*
+ * The part of the search range stream @i plans: its own, or beside a
+ * stream carried over (carry_newest), the part that one did not probe.
+ */
+static u32 stream_part(const struct imtcp_meas *meas, u32 i)
+{
+	if (i == 1 && meas->carried)
+		return imtcp_carry_part(&meas->cfg, &meas->st[0]);
+	return i;
+}
+
 static void begin_stream(struct sock *sk, struct imtcp_meas *meas)
 {
 	struct imtcp_stream *st = &meas->st[meas->cu.stream];
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	if (!meas->cu.stream)
+		meas->carried = false;
+	if (!meas->cu.stream || meas->carried)
 		bound_range(sk, meas, rate_hint(sk));
-	imtcp_plan_stream(&meas->est, &meas->cfg, meas->cu.stream, st);
+	imtcp_plan_stream(&meas->est, &meas->cfg,
+			  stream_part(meas, meas->cu.stream), st);
 	st->seg_bytes = tp->mss_cache;
 	meas->stream_seq[meas->cu.stream] = tp->snd_nxt;
 	meas->mss = tp->mss_cache;
@@ -507,7 +521,7 @@ static bool above_app_cap(const struct imtcp_meas *meas, u64 cap_bps,
 			  enum imtcp_edge edge)
 {
 	return cap_bps && edge == IMTCP_EDGE_HIGH &&
-	       meas->st[meas->cfg.k - 1].hi_bps >= cap_bps;
+	       imtcp_streams_top_bps(meas->st, meas->cfg.k) >= cap_bps;
 }
 
 /*
@@ -601,6 +615,24 @@ static void writes_reason(struct imtcp_meas *meas)
 		     BIT(IMTCP_REASON_WRITES_SHORT));
 }
 
+/*
+ * After a measurement with a result (@ok), its newest stream becomes the
+ * next one's first (imtcp_cu_carry), if the control unit takes it: it
+ * was analysed, and its samples are all in.
+ */
+static void carry_newest(struct imtcp_meas *meas, bool ok, u32 t_us)
+{
+	u32 last = meas->cfg.k - 1;
+
+	meas->carried = false;
+	if (!meas->carry || !ok || !imtcp_stream_carries(&meas->st[last]) ||
+	    !imtcp_cu_carry(&meas->cu, meas->cfg.k, t_us))
+		return;
+	meas->st[0] = meas->st[last];
+	meas->stream_seq[0] = meas->stream_seq[last];
+	meas->carried = true;
+}
+
 /* All ACKs of a measurement are in: analyse, estimate, adapt. */
 static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 {
@@ -630,8 +662,8 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	fit = imtcp_combine(meas->st, meas->cfg.k, &meas->cfg, min_rtt,
 			    &meas->est.bucket, &edge, &rse, &cap);
 	imtcp_est_age_served(&meas->est, &meas->cfg, tp->tcp_mstamp, rtt_us);
-	fit = imtcp_served_cap(meas->st, meas->cfg.k, fit, &meas->est.served,
-			       &edge, &rse);
+	fit = imtcp_served_cap(meas->st, meas->cfg.k, meas->carried, fit,
+			       &meas->est.served, &edge, &rse);
 	outside = out_of_envelope(sk, meas, fit, edge);
 	if (!outside)
 		publish_capacity(meas, cap);
@@ -644,6 +676,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 					 &meas->busy);
 	imtcp_busy_measured(&meas->busy);
 	imtcp_cu_result(&meas->cu, fit != 0 && !outside);
+	carry_newest(meas, fit != 0 && !outside, now_us(tp));
 	if (!taken || withdraw_if_short(meas))
 		return;
 	imtcp_cu_estimated(&meas->cu);
@@ -948,6 +981,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_cu_init(&meas->cu, meas->cfg.n);
 	imtcp_cu_set_budget(&meas->cu, params.hold_budget);
 	imtcp_cu_set_free_starts(&meas->cu, params.free_starts);
+	meas->carry = params.carry;
 	imtcp_busy_init(&meas->busy, tcp_clock_us());
 	sock_diag_save_cookie(sk, cookie);
 	meas->entry.cookie = (u64)cookie[1] << 32 | cookie[0];

@@ -55,6 +55,8 @@ struct imtcp_meas {
 	u16 gso_segs;			/* what we set it to meanwhile */
 	bool shaped;			/* gso_max_segs is ours */
 	bool hidden;			/* unpublished until an estimate is taken */
+	bool carry;			/* the module parameter, as read */
+	bool carried;			/* st[0] is the last measurement's */
 	u64 told_bps;			/* the figure listeners last heard */
 	u64 told_us;			/* .. when (tcp_mstamp) */
 };

@@ -20,6 +20,7 @@ static unsigned int hold_budget = 2;
 static unsigned int free_starts = 2;
 static unsigned int fail_alloc_every;
 static bool measure = true;
+static bool carry = true;
 
 /*
  * The ops of an unsigned parameter that takes @lo to @hi: a write out of
@@ -61,6 +62,8 @@ module_param_cb(fail_alloc_every, &fail_alloc_ops, &fail_alloc_every, 0644);
 MODULE_PARM_DESC(fail_alloc_every, "testing: fail every Nth allocation of a socket's measurement state, as a failed GFP_NOWAIT allocation would (0-1000000, default 0 = never); such sockets run as plain Reno and count in alloc_failed");
 module_param(measure, bool, 0644);
 MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
+module_param(carry, bool, 0644);
+MODULE_PARM_DESC(carry, "a measurement of two streams takes the newest stream of the one before as its first, if at most 2 srtt old, and needs one stream of its own (default Y; N = two new streams each)");
 
 static atomic_t allocs = ATOMIC_INIT(0);
 
@@ -87,4 +90,5 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->est.stale_rtts = READ_ONCE(stale_rtts);
 	p->hold_budget = READ_ONCE(hold_budget);
 	p->free_starts = READ_ONCE(free_starts);
+	p->carry = READ_ONCE(carry);
 }

@@ -44,6 +44,9 @@
  */
 #define IMTCP_WRITE_QUIET_SHIFT	3
 
+/* A carried stream (imtcp_cu_carry) serves for so many srtt. */
+#define IMTCP_CARRY_RTTS	2
+
 /* So many holds or streams failed since the last result: holds_failing. */
 #define IMTCP_HOLDS_FAILING	8
 
@@ -70,7 +73,9 @@ struct imtcp_cu {
 	u8 write_segs;	/* full segments the last write brought at once */
 	u8 first_len;	/* no length known: the last write's (0: N) */
 	u8 app_paced;	/* writes come after quiet times, none waited */
+	u8 carried;	/* stream 0 is the last measurement's newest */
 	u32 deadline_us;/* STORE: hold no longer than this */
+	u32 carried_us;	/* when it was carried over */
 	u32 rest_until_us;
 	u32 write_seq;	/* the application's write_seq at the last step */
 	u32 write_us;	/* when a step first saw it */
@@ -127,6 +132,7 @@ bool imtcp_cu_holds_failing(const struct imtcp_cu *cu);
 bool imtcp_cu_writes_short(const struct imtcp_cu *cu);
 bool imtcp_cu_app_sets_pace(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
+bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 now_us);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us);
 

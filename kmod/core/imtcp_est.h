@@ -56,6 +56,7 @@ struct imtcp_stream {
 	u32 seg_bytes;		/* segment size; 0: use planned rates only */
 	u8 nsamples;
 	u8 outcome;		/* enum imtcp_outcome */
+	u8 part;		/* the part of the search range it probed */
 	struct imtcp_sample s[IMTCP_N_MAX];
 };
 
@@ -151,6 +152,10 @@ u64 imtcp_gap_bps(const struct imtcp_stream *st, u32 n, u32 j);
 u64 imtcp_gap_ns(const struct imtcp_stream *st, u32 n, u32 j);
 void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		       u32 i, struct imtcp_stream *st);
+u64 imtcp_streams_top_bps(const struct imtcp_stream *st, u32 k);
+bool imtcp_stream_carries(const struct imtcp_stream *st);
+u32 imtcp_carry_part(const struct imtcp_est_cfg *c,
+		     const struct imtcp_stream *carried);
 s32 imtcp_queue_ceiling(const s32 *max_us, const s32 *min_us,
 			const struct imtcp_est_cfg *c);
 void imtcp_analyse_stream(struct imtcp_stream *st,
@@ -161,9 +166,9 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  u32 *rse, u64 *cap_bps);
 u64 imtcp_served_bps(const struct imtcp_stream *st);
 void imtcp_served_forget(struct imtcp_served *mem);
-u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u64 fit_bps,
-		     struct imtcp_served *mem, enum imtcp_edge *edge,
-		     u32 *rse);
+u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u32 known,
+		     u64 fit_bps, struct imtcp_served *mem,
+		     enum imtcp_edge *edge, u32 *rse);
 void imtcp_cap_add(struct imtcp_cap *cap, u64 sample_bps);
 void imtcp_first_range(struct imtcp_est *e, u64 hint_bps, bool app_limited);
 void imtcp_est_bound(struct imtcp_est *e, u64 floor_bps, u64 cap_bps);

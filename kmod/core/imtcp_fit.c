@@ -895,23 +895,35 @@ static u64 lindley_fit(const struct imtcp_stream *st, u32 k, u32 n,
 	return lo_bps + div_u64((hi_bps - lo_bps) * c, IMTCP_FIT_STEPS);
 }
 
+/* The stream of the @k @st planned to the highest rate. */
+static u32 fastest(const struct imtcp_stream *st, u32 k)
+{
+	u32 i, f = 0;
+
+	for (i = 1; i < k; i++)
+		if (st[i].hi_bps > st[f].hi_bps)
+			f = i;
+	return f;
+}
+
 /*
- * One result from the k analysed streams of a measurement (rates rising
- * from stream to stream, together covering [lo_bps, hi_bps]). Probed is only what
- * the streams really sustained: above their highest sustained rate no
- * candidate is tried. No stream rising: A is at least that rate (edge).
- * Otherwise, if every stream met a standing queue (@base_us: the delay
- * of an empty one), the standing-queue fit gives A; if not, the joint
- * Lindley fit places it, and at the range's lowest candidate A is at or
- * below lo_bps (edge). Returns 0 when the measurement gave no answer.
- * @rse: the result's relative standard error in permille (standing_rse,
- * for the standing-queue fit's answers), 0 if not known. @bucket: what
- * the connection has learnt of the bottleneck's bucket, which the
- * Lindley fit uses and updates (NULL: the fit without a bucket).
- * @cap_bps: the capacity the fit's slope gives (fit_capacity_bps,
- * standing_capacity), with a result that is not at an edge (the fit's A
- * there is only a bound, and its slope no better); otherwise 0. One
- * measurement's is noisy: see imtcp_cap.c.
+ * One result from the k analysed streams of a measurement (together
+ * covering [lo_bps, hi_bps]; a measurement's own streams rise in rate
+ * from one to the next, a carried one may lie above the next). Probed is
+ * only what the streams really sustained: above their highest sustained
+ * rate no candidate is tried. No stream rising: A is at least that rate
+ * (edge). Otherwise, if every stream met a standing queue (@base_us: the
+ * delay of an empty one), the standing-queue fit gives A; if not, the
+ * joint Lindley fit places it, and at the range's lowest candidate A is
+ * at or below lo_bps (edge). Returns 0 when the measurement gave no
+ * answer. @rse: the result's relative standard error in permille
+ * (standing_rse, for the standing-queue fit's answers), 0 if not known.
+ * @bucket: what the connection has learnt of the bottleneck's bucket,
+ * which the Lindley fit uses and updates (NULL: the fit without a
+ * bucket). @cap_bps: the capacity the fit's slope gives
+ * (fit_capacity_bps, standing_capacity), with a result that is not at an
+ * edge (the fit's A there is only a bound, and its slope no better);
+ * otherwise 0. One measurement's is noisy: see imtcp_cap.c.
  */
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  const struct imtcp_est_cfg *cfg, s32 base_us,
@@ -928,14 +940,15 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		return 0;
 	lo_bps = st[0].lo_bps;
 	for (i = 0; i < k; i++) {
+		lo_bps = min_t(u64, lo_bps, st[i].lo_bps);
 		rising += st[i].outcome == IMTCP_OUT_RISE;
 		if (usable(&st[i]))
 			top = max_t(u64, top, top_rate(&st[i]));
 	}
 	/* a sender slower than planned probed only up to what it sent */
-	hi_bps = min_t(u64, st[k - 1].hi_bps, top);
+	hi_bps = min_t(u64, imtcp_streams_top_bps(st, k), top);
 	if (!rising) {
-		if (st[k - 1].outcome != IMTCP_OUT_FLAT || !hi_bps)
+		if (st[fastest(st, k)].outcome != IMTCP_OUT_FLAT || !hi_bps)
 			return 0;
 		*edge = IMTCP_EDGE_HIGH;
 		return hi_bps;

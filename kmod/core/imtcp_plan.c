@@ -47,4 +47,44 @@ void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 	st->hi_bps = e->lo_bps + div_u64(w * (i + 1), c->k);
 	st->nsamples = 0;
 	st->outcome = IMTCP_OUT_NONE;
+	st->part = i;
+}
+
+/* The top planned rate of the @k streams @st (not in rate order). */
+u64 imtcp_streams_top_bps(const struct imtcp_stream *st, u32 k)
+{
+	u64 top = 0;
+	u32 i;
+
+	for (i = 0; i < k; i++)
+		top = max_t(u64, top, st[i].hi_bps);
+	return top;
+}
+
+/*
+ * A stream may be carried over into the next measurement
+ * (imtcp_cu_carry): it was analysed as a rise or flat, from enough
+ * samples for either.
+ */
+bool imtcp_stream_carries(const struct imtcp_stream *st)
+{
+	return (st->outcome == IMTCP_OUT_RISE || st->outcome == IMTCP_OUT_FLAT) &&
+	       st->nsamples >= 3;
+}
+
+/*
+ * The part of the search range (of c->k, imtcp_plan_stream) for the
+ * stream that joins @carried: the lowest if the carried stream probed a
+ * higher part of its range, else the highest. The parts alternate, so
+ * that each measurement has a stream of each, as its own two would: one
+ * from the range around the last result, where A is, and one above it,
+ * which rises. Not from where the carried stream lies in the range as
+ * it is now: after a range moved up, a stream of the old one's upper
+ * part lay in the new one's lower half, the new stream then probed the
+ * upper part as well, and both lay above A (traced in the VM).
+ */
+u32 imtcp_carry_part(const struct imtcp_est_cfg *c,
+		     const struct imtcp_stream *carried)
+{
+	return carried->part ? 0 : c->k - 1;
 }

@@ -96,12 +96,14 @@ void imtcp_served_forget(struct imtcp_served *mem)
 
 /*
  * Remember a measurement's @n served rates @served_bps (of its rising
- * streams). If it had two at least and every one was served faster than
- * 9/8 of the rates remembered, the link now serves more than it did (A
- * rose): the older rates are forgotten first.
+ * streams), but for the first @known, remembered before (a stream
+ * carried over from the measurement before, imtcp_cu_carry). If it had
+ * two at least and every one was served faster than 9/8 of the rates
+ * remembered, the link now serves more than it did (A rose): the older
+ * rates are forgotten first.
  */
 static void served_remember(struct imtcp_served *mem, const u64 *served_bps,
-			    u32 n)
+			    u32 n, u32 known)
 {
 	u64 low_bps = served_bps[0], med_bps = served_median(mem);
 	u32 i;
@@ -111,7 +113,7 @@ static void served_remember(struct imtcp_served *mem, const u64 *served_bps,
 	if (n >= 2 && med_bps &&
 	    low_bps > med_bps + (med_bps >> IMTCP_SERVED_MARGIN_SHIFT))
 		imtcp_served_forget(mem);
-	for (i = 0; i < n; i++) {
+	for (i = known; i < n; i++) {
 		mem->bps[mem->pos] = served_bps[i];
 		mem->pos = (mem->pos + 1) % IMTCP_SERVED_HIST;
 		if (mem->n < IMTCP_SERVED_HIST)
@@ -123,27 +125,31 @@ static void served_remember(struct imtcp_served *mem, const u64 *served_bps,
  * A measurement's result @fit_bps (imtcp_combine) held at 9/8 of the
  * highest served rate of its @k analysed streams @st, if any rose, and
  * at the median of the served rates @mem remembers (which takes this
- * measurement's; NULL: this measurement's cap alone). A result so held
- * lies inside what was probed: no longer at an edge, and the fit's
- * standard error no longer applies (@edge, @rse).
+ * measurement's, but for its first @known streams', carried over and
+ * remembered with the measurement before; NULL: this measurement's cap
+ * alone). A result so held lies inside what was probed: no longer at an
+ * edge, and the fit's standard error no longer applies (@edge, @rse).
  */
-u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u64 fit_bps,
-		     struct imtcp_served *mem, enum imtcp_edge *edge,
-		     u32 *rse)
+u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u32 known,
+		     u64 fit_bps, struct imtcp_served *mem,
+		     enum imtcp_edge *edge, u32 *rse)
 {
 	u64 served_bps[IMTCP_K_MAX], high_bps = 0, cap_bps;
-	u32 i, n = 0;
+	u32 i, n = 0, n_known = 0;
 
 	for (i = 0; i < k; i++) {
 		served_bps[n] = imtcp_served_bps(&st[i]);
-		if (served_bps[n])
-			high_bps = max_t(u64, high_bps, served_bps[n++]);
+		if (!served_bps[n])
+			continue;
+		high_bps = max_t(u64, high_bps, served_bps[n++]);
+		if (i < known)
+			n_known = n;
 	}
 	if (!n)
 		return fit_bps;
 	cap_bps = high_bps + (high_bps >> IMTCP_SERVED_MARGIN_SHIFT);
 	if (mem) {
-		served_remember(mem, served_bps, n);
+		served_remember(mem, served_bps, n, n_known);
 		cap_bps = min_t(u64, cap_bps, served_median(mem));
 	}
 	if (fit_bps <= cap_bps)

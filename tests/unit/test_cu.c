@@ -1754,4 +1754,125 @@ TEST(budget_range)
 	EXPECT_EQ(IMTCP_BUDGET_MAX, cu.budget);
 }
 
+/*
+ * A bulk sender's measurement of two streams up to PASS with its ACKs
+ * in (srtt 40 ms): the step that ends it leaves the next hold begun.
+ */
+static struct imtcp_cu measured_pair(struct imtcp_cu_view *v)
+{
+	struct imtcp_cu cu;
+
+	*v = bulk();
+	v->srtt_us = 40000;
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_step(&cu, N, 2, v);		/* OFF -> STORE */
+	v->held = N;
+	imtcp_cu_step(&cu, N, 2, v);		/* stream 0 */
+	v->sent = N;
+	imtcp_cu_step(&cu, N, 2, v);
+	v->sent = 0;
+	imtcp_cu_step(&cu, N, 2, v);		/* its hold, then stream 1 */
+	imtcp_cu_step(&cu, N, 2, v);
+	v->sent = N;
+	imtcp_cu_step(&cu, N, 2, v);
+	v->sent = 0;
+	v->acked = true;
+	return cu;
+}
+
+/*
+ * Carried over, the newest stream is the next measurement's first: one
+ * stream of its own ends it (PASS after one SEND). Only for k = 2, and
+ * only before a stream of the next measurement has left.
+ */
+TEST(a_carried_measurement_sends_one_stream_of_its_own)
+{
+	struct imtcp_cu_view v;
+	struct imtcp_cu cu = measured_pair(&v);
+	u32 f;
+
+	ASSERT_EQ(IMTCP_STATE_PASS, cu.state);
+	f = imtcp_cu_step(&cu, N, 2, &v);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 4, v.now_us));
+	EXPECT_EQ(0, cu.stream);
+	cu.limited = 0;				/* its writes set the pace */
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, v.now_us));
+	cu.limited = 1;
+	cu.app_paced = 1;
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, v.now_us));
+	cu.app_paced = 0;
+	EXPECT_EQ(0, cu.stream);
+	ASSERT_TRUE(imtcp_cu_carry(&cu, 2, v.now_us));
+	EXPECT_EQ(1, cu.stream);
+	EXPECT_TRUE(cu.carried);
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, v.now_us));	/* carried already */
+	v.acked = false;
+	imtcp_cu_step(&cu, N, 2, &v);
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
+	EXPECT_EQ(1, cu.stream);
+	EXPECT_FALSE(cu.carried);
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, v.now_us));	/* SEND */
+	v.sent = N;
+	f = imtcp_cu_step(&cu, N, 2, &v);
+	EXPECT_TRUE(f & IMTCP_CU_STREAM_DONE);
+	EXPECT_EQ(IMTCP_STATE_PASS, cu.state);
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, v.now_us));	/* PASS */
+}
+
+/*
+ * A carried measurement starts as a new one: in debt, with no free
+ * start, it does not begin, where a measurement whose own first stream
+ * has left goes on regardless.
+ */
+TEST(a_carried_measurement_pays_from_the_budget)
+{
+	struct imtcp_cu_view v;
+	struct imtcp_cu cu = measured_pair(&v);
+
+	imtcp_cu_set_budget(&cu, 2);
+	imtcp_cu_step(&cu, N, 2, &v);		/* measured; a hold begins */
+	cu.state = IMTCP_STATE_EMPTY;		/* as if none had */
+	ASSERT_TRUE(imtcp_cu_carry(&cu, 2, v.now_us));
+	cu.credit = -1000000000;
+	cu.free_starts = 0;
+	v.acked = false;
+	v.now_us += 1000;
+	imtcp_cu_step(&cu, N, 2, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	EXPECT_TRUE(cu.carried);
+
+	cu.carried = 0;				/* stream 0 its own */
+	imtcp_cu_step(&cu, N, 2, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+}
+
+/*
+ * A carried stream that no stream joins within IMTCP_CARRY_RTTS srtt is
+ * dropped: the measurement starts anew, with stream 0.
+ */
+TEST(a_carried_stream_older_than_two_srtt_starts_anew)
+{
+	struct imtcp_cu_view v;
+	struct imtcp_cu cu = measured_pair(&v);
+	u32 t;
+
+	imtcp_cu_step(&cu, N, 2, &v);
+	cu.state = IMTCP_STATE_EMPTY;
+	t = v.now_us;
+	ASSERT_TRUE(imtcp_cu_carry(&cu, 2, t));
+	v.acked = false;
+	v.held = 0;
+	v.in_flight = 0;			/* nothing to hold */
+	v.now_us = t + IMTCP_CARRY_RTTS * v.srtt_us;
+	imtcp_cu_step(&cu, N, 2, &v);
+	EXPECT_EQ(1, cu.stream);
+	EXPECT_TRUE(cu.carried);
+	v.now_us++;
+	imtcp_cu_step(&cu, N, 2, &v);
+	EXPECT_EQ(0, cu.stream);
+	EXPECT_FALSE(cu.carried);
+}
+
 TEST_HARNESS_MAIN

@@ -1068,4 +1068,73 @@ TEST(steps_of_a_are_followed)
 	}
 }
 
+/*
+ * Beside a carried stream the new one probes the half of the range the
+ * carried one did not: below a stream of the upper half, above one of
+ * the lower. Only an analysed stream with three samples is carried.
+ */
+TEST(carry_part_probes_where_the_carried_stream_did_not)
+{
+	struct imtcp_est_cfg c = { .n = 10, .k = 2, .noise_us = 500 };
+	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 40 * MBIT };
+	struct imtcp_stream up, low;
+
+	imtcp_plan_stream(&e, &c, 1, &up);
+	imtcp_plan_stream(&e, &c, 0, &low);
+	EXPECT_EQ(0, imtcp_carry_part(&c, &up));
+	EXPECT_EQ(1, imtcp_carry_part(&c, &low));
+	/* the range moved up since: the old upper stream is still upper */
+	e.lo_bps = 30 * MBIT;
+	e.hi_bps = 90 * MBIT;
+	EXPECT_EQ(0, imtcp_carry_part(&c, &up));
+
+	up.outcome = IMTCP_OUT_RISE;
+	up.nsamples = 3;
+	EXPECT_TRUE(imtcp_stream_carries(&up));
+	up.outcome = IMTCP_OUT_FLAT;
+	EXPECT_TRUE(imtcp_stream_carries(&up));
+	up.nsamples = 2;
+	EXPECT_FALSE(imtcp_stream_carries(&up));
+	up.nsamples = 3;
+	up.outcome = IMTCP_OUT_UNCLEAR;
+	EXPECT_FALSE(imtcp_stream_carries(&up));
+}
+
+/*
+ * A carried stream of the upper half, then the new one of the lower
+ * half: the fit takes the range from both, whatever their order, and
+ * places A as with the streams in rate order; neither rising, A is at
+ * least the top of the faster one (not of the last).
+ */
+TEST(combine_takes_a_carried_stream_above_the_next)
+{
+	struct imtcp_est_cfg c = { .n = 10, .k = 2, .noise_us = 150 };
+	struct imtcp_est e = { .lo_bps = 30 * MBIT, .hi_bps = 120 * MBIT };
+	struct imtcp_stream st[2];
+	struct sim s = path(60);
+	enum imtcp_edge edge;
+	u32 rse;
+	u64 cap, a;
+
+	s.every_second = 1;
+	imtcp_plan_stream(&e, &c, 1, &st[0]);
+	sim_stream(&s, &st[0], c.n, 1448, 1000);
+	imtcp_plan_stream(&e, &c, 0, &st[1]);
+	sim_stream(&s, &st[1], c.n, 1448, 6000);
+	imtcp_analyse_stream(&st[0], &c, 0);
+	imtcp_analyse_stream(&st[1], &c, 0);
+	ASSERT_EQ(120 * MBIT, imtcp_streams_top_bps(st, 2));
+	a = imtcp_combine(st, 2, &c, 0, NULL, &edge, &rse, &cap);
+	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
+	EXPECT_LT(err(a, 60), 0.05) TH_LOG("fit %.1f", a / 1e6);
+
+	st[0].outcome = IMTCP_OUT_FLAT;
+	st[1].outcome = IMTCP_OUT_FLAT;
+	st[0].seg_bytes = 0;			/* planned rates only */
+	st[1].seg_bytes = 0;
+	EXPECT_EQ(120 * MBIT, imtcp_combine(st, 2, &c, 0, NULL, &edge, &rse,
+					    &cap));
+	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
+}
+
 TEST_HARNESS_MAIN

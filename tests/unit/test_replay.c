@@ -268,7 +268,7 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 		fit = imtcp_combine(r.st, r.k, &cfg, r.base ? r.base : low,
 				    NULL, &edge, &rse, &cap);
 		rec_edge = edge;
-		rec = imtcp_served_cap(r.st, r.k, fit, NULL, &rec_edge, &rse);
+		rec = imtcp_served_cap(r.st, r.k, 0, fit, NULL, &rec_edge, &rse);
 		got = same == SAME_SERVED ? rec : fit;
 		got_edge = same == SAME_SERVED ? rec_edge : edge;
 		same_raw += (got == r.raw && (!got || got_edge == r.edge)) ||
@@ -285,8 +285,8 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 		}
 		one_edge = edge;
 		one_rse = rse;
-		one = imtcp_served_cap(r.st, r.k, fit, NULL, &one_edge, &one_rse);
-		raw = imtcp_served_cap(r.st, r.k, fit, &e.served, &edge, &rse);
+		one = imtcp_served_cap(r.st, r.k, 0, fit, NULL, &one_edge, &one_rse);
+		raw = imtcp_served_cap(r.st, r.k, 0, fit, &e.served, &edge, &rse);
 		if (imtcp_est_update(&e, &cfg, raw, edge, rse) && nsm < 4096) {
 			imtcp_est_update(&unw, &cfg, raw, edge, 0);
 			esm[nsm] = fabs(e.estimate_bps / 1e6 - truth_mbit);

@@ -117,7 +117,7 @@ TEST(result_above_the_served_rate_is_held_at_nine_eighths)
 	stream(&st[0], 8, 40, 40, 0, 0);
 	st[0].outcome = IMTCP_OUT_FLAT;
 	stream(&st[1], 8, 70, 30, 0, 0);
-	r = imtcp_served_cap(st, 2, 50 * MBIT, NULL, &edge, &rse);
+	r = imtcp_served_cap(st, 2, 0, 50 * MBIT, NULL, &edge, &rse);
 	expect_near(_metadata, r, 30 * 9.0 / 8);
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	EXPECT_EQ(0, rse);
@@ -133,7 +133,7 @@ TEST(highest_served_rate_bounds)
 	stream(&st[0], 8, 50, 24, 0, 0);
 	stream(&st[1], 8, 70, 32, 0, 0);
 	expect_near(_metadata,
-		    imtcp_served_cap(st, 2, 60 * MBIT, NULL, &edge, &rse),
+		    imtcp_served_cap(st, 2, 0, 60 * MBIT, NULL, &edge, &rse),
 		    32 * 9.0 / 8);
 }
 
@@ -146,7 +146,7 @@ TEST(result_within_the_bound_is_kept)
 	stream(&st[0], 8, 20, 20, 0, 0);
 	st[0].outcome = IMTCP_OUT_FLAT;
 	stream(&st[1], 8, 70, 30, 0, 0);
-	EXPECT_EQ(33 * MBIT, imtcp_served_cap(st, 2, 33 * MBIT, NULL, &edge, &rse));
+	EXPECT_EQ(33 * MBIT, imtcp_served_cap(st, 2, 0, 33 * MBIT, NULL, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
 	EXPECT_EQ(80, rse);
 }
@@ -161,7 +161,7 @@ TEST(no_rising_stream_no_bound)
 	stream(&st[1], 8, 40, 40, 0, 0);
 	st[0].outcome = IMTCP_OUT_FLAT;
 	st[1].outcome = IMTCP_OUT_FLAT;
-	EXPECT_EQ(90 * MBIT, imtcp_served_cap(st, 2, 90 * MBIT, NULL, &edge, &rse));
+	EXPECT_EQ(90 * MBIT, imtcp_served_cap(st, 2, 0, 90 * MBIT, NULL, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
 }
 
@@ -183,7 +183,7 @@ TEST(remembered_median_bounds_a_noisy_measurement)
 		stream(&st[0], 8, 60, served_mbit[i], 0, 0);
 		stream(&st[1], 8, 70, served_mbit[i + 1], 0, 0);
 		edge = IMTCP_EDGE_NONE;
-		r = imtcp_served_cap(st, 2, 45 * MBIT, &mem, &edge, &rse);
+		r = imtcp_served_cap(st, 2, 0, 45 * MBIT, &mem, &edge, &rse);
 	}
 	EXPECT_EQ(8, mem.n);
 	/* this measurement alone would hold at 9/8 of 30 */
@@ -192,10 +192,10 @@ TEST(remembered_median_bounds_a_noisy_measurement)
 	for (i = 0; i < 2 * IMTCP_SERVED_HIST; i++) {
 		stream(&st[0], 8, 60, 28, 0, 0);
 		st[1] = st[0];
-		imtcp_served_cap(st, 1, 45 * MBIT, &mem, &edge, &rse);
+		imtcp_served_cap(st, 1, 0, 45 * MBIT, &mem, &edge, &rse);
 	}
 	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
-	expect_near(_metadata, imtcp_served_cap(st, 1, 45 * MBIT, &mem, &edge,
+	expect_near(_metadata, imtcp_served_cap(st, 1, 0, 45 * MBIT, &mem, &edge,
 						&rse), 28);
 }
 
@@ -209,10 +209,10 @@ TEST(remembered_median_never_raises_the_bound)
 
 	for (i = 0; i < 4; i++) {
 		stream(&st[0], 8, 60, 30, 0, 0);
-		imtcp_served_cap(st, 1, 45 * MBIT, &mem, &edge, &rse);
+		imtcp_served_cap(st, 1, 0, 45 * MBIT, &mem, &edge, &rse);
 	}
 	stream(&st[0], 8, 60, 20, 0, 0);
-	expect_near(_metadata, imtcp_served_cap(st, 1, 45 * MBIT, &mem, &edge,
+	expect_near(_metadata, imtcp_served_cap(st, 1, 0, 45 * MBIT, &mem, &edge,
 						&rse), 20 * 9.0 / 8);
 }
 
@@ -231,21 +231,21 @@ TEST(a_rise_of_every_rising_stream_forgets_the_old_rates)
 
 	for (i = 0; i < IMTCP_SERVED_HIST; i++) {
 		stream(&st[0], 8, 60, 15, 0, 0);
-		imtcp_served_cap(st, 1, 45 * MBIT, &mem, &edge, &rse);
+		imtcp_served_cap(st, 1, 0, 45 * MBIT, &mem, &edge, &rse);
 	}
 	stream(&st[0], 8, 60, 28, 0, 0);
 	stream(&st[1], 8, 60, 15, 0, 0);
 	st[1].outcome = IMTCP_OUT_FLAT;
-	expect_near(_metadata, imtcp_served_cap(st, 2, 45 * MBIT, &mem, &edge,
+	expect_near(_metadata, imtcp_served_cap(st, 2, 0, 45 * MBIT, &mem, &edge,
 						&rse), 15);
 	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
 	stream(&st[0], 8, 60, 29, 0, 0);
 	stream(&st[1], 8, 70, 30, 0, 0);
-	r = imtcp_served_cap(st, 2, 45 * MBIT, &mem, &edge, &rse);
+	r = imtcp_served_cap(st, 2, 0, 45 * MBIT, &mem, &edge, &rse);
 	EXPECT_EQ(2, mem.n);
 	expect_near(_metadata, r, 30);
 	/* a result below the median is kept */
-	EXPECT_EQ(25 * MBIT, imtcp_served_cap(st, 2, 25 * MBIT, &mem, &edge,
+	EXPECT_EQ(25 * MBIT, imtcp_served_cap(st, 2, 0, 25 * MBIT, &mem, &edge,
 					      &rse));
 }
 
@@ -265,7 +265,7 @@ TEST(rates_as_old_as_stale_results_are_forgotten)
 
 	for (i = 0; i < 8; i++) {
 		stream(&st[0], 8, 60, 15, 0, 0);
-		imtcp_served_cap(st, 1, 45 * MBIT, &e.served, &edge, &rse);
+		imtcp_served_cap(st, 1, 0, 45 * MBIT, &e.served, &edge, &rse);
 	}
 	stream(&st[0], 8, 60, 30, 0, 0);
 	/* 31 RTTs of 40 ms later: still held at the old rates */
@@ -276,19 +276,52 @@ TEST(rates_as_old_as_stale_results_are_forgotten)
 	c.stale_rtts = 0;
 	imtcp_est_age_served(&e, &c, 1000000 + 100 * 40000, 40000);
 	EXPECT_EQ(8, e.served.n);
-	expect_near(_metadata, imtcp_served_cap(st, 1, 45 * MBIT, &e.served,
+	expect_near(_metadata, imtcp_served_cap(st, 1, 0, 45 * MBIT, &e.served,
 						&edge, &rse), 15);
 	/* 33 RTTs after the last result: forgotten, the new stream bounds */
 	c.stale_rtts = 32;
 	imtcp_est_age_served(&e, &c, 1000000 + 33 * 40000, 40000);
 	EXPECT_EQ(0, e.served.n);
-	expect_near(_metadata, imtcp_served_cap(st, 1, 45 * MBIT, &e.served,
+	expect_near(_metadata, imtcp_served_cap(st, 1, 0, 45 * MBIT, &e.served,
 						&edge, &rse), 30);
 	/* a history already marked stale forgets them too */
 	e.stale = 1;
 	e.last_us = 1000000 + 33 * 40000;
 	imtcp_est_age_served(&e, &c, e.last_us, 40000);
 	EXPECT_EQ(0, e.served.n);
+}
+
+/*
+ * A stream carried over into the next measurement (imtcp_cu_carry) was
+ * remembered with the one before: it is not remembered twice. Its rate
+ * still counts for the bound, and for the test of a rise.
+ */
+TEST(a_carried_stream_is_remembered_once)
+{
+	struct imtcp_served mem = { 0 };
+	struct imtcp_stream st[2];
+	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u32 i, rse = 0;
+
+	stream(&st[0], 8, 60, 30, 0, 0);
+	stream(&st[1], 8, 70, 32, 0, 0);
+	imtcp_served_cap(st, 2, 0, 45 * MBIT, &mem, &edge, &rse);
+	EXPECT_EQ(2, mem.n);
+	st[0] = st[1];
+	stream(&st[1], 8, 60, 31, 0, 0);
+	expect_near(_metadata, imtcp_served_cap(st, 2, 1, 45 * MBIT, &mem,
+						&edge, &rse), 31);
+	EXPECT_EQ(3, mem.n);
+
+	/* A rose: the carried and the new stream both well above */
+	for (i = 0; i < IMTCP_SERVED_HIST; i++) {
+		stream(&st[0], 8, 60, 15, 0, 0);
+		imtcp_served_cap(st, 1, 0, 45 * MBIT, &mem, &edge, &rse);
+	}
+	stream(&st[0], 8, 60, 28, 0, 0);
+	stream(&st[1], 8, 70, 29, 0, 0);
+	imtcp_served_cap(st, 2, 1, 45 * MBIT, &mem, &edge, &rse);
+	EXPECT_EQ(1, mem.n);
 }
 
 TEST_HARNESS_MAIN
