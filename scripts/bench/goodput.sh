@@ -24,9 +24,11 @@
 # congestion control, concurrent only), BENCH_MEASURE (1: imtcp
 # measures as it does by default; 0: the module parameter measure=N, plain
 # Reno inside imtcp), BENCH_HOLD_BUDGET (1-100: the module parameter
-# hold_budget; default: the module's), BENCH_C_MBIT (the bottleneck,
-# default 50) and BENCH_MTU (the test bed's MTU, default 1500; 9000 is
-# the accuracy benchmark's, where under TCG the bed carries its C).
+# hold_budget; default: the module's), BENCH_IMTCP_PARAMS ("NAME=VALUE
+# ...": any module parameters, set before the runs, e.g. "carry=N"),
+# BENCH_C_MBIT (the bottleneck, default 50) and BENCH_MTU (the test
+# bed's MTU, default 1500; 9000 is the accuracy benchmark's, where under
+# TCG the bed carries its C).
 # Results: $IMTCP_OUT (the VM run's directory) or build/bench:
 #   goodput.csv  one row per transfer
 #   goodput.md   the summary table
@@ -63,6 +65,7 @@ if [ -n "${BENCH_HOLD_BUDGET:-}" ]; then
 	echo "$BENCH_HOLD_BUDGET" > /sys/module/imtcp/parameters/hold_budget ||
 		{ echo "BENCH_HOLD_BUDGET must be 1-100" >&2; exit 2; }
 fi
+set_imtcp_params "${BENCH_IMTCP_PARAMS:-}" || exit 2
 BUDGET=$(cat /sys/module/imtcp/parameters/hold_budget)
 topo_up ${C}mbit 20 || { echo "cannot build the test bed"; exit 1; }
 
@@ -124,7 +127,7 @@ for rep in $(seq "$REPS"); do
 done
 
 [ "$PAIRING" = concurrent ] && PAIRING="concurrent, $FLOWS flows a side (goodput and retransmissions summed)"
-python3 - "$csv" "$OUT/goodput.md" "$REPS" "$SECS_CLEAN" "$SECS_LOSS" "$PAIRING" "$MEASURE" "$BUDGET" "$C" "$TOPO_MTU" "$MSS_BYTES" "$FRAME_BYTES" <<'PY'
+python3 - "$csv" "$OUT/goodput.md" "$REPS" "$SECS_CLEAN" "$SECS_LOSS" "$PAIRING" "$MEASURE" "$BUDGET" "$C" "$TOPO_MTU" "$MSS_BYTES" "$FRAME_BYTES" "${BENCH_IMTCP_PARAMS:-}" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 out = open(sys.argv[2], "w")
@@ -133,7 +136,8 @@ def p(s=""):
 p(f"## imtcp vs reno goodput ({sys.argv[9]} Mbit/s tbf, 20 ms each way, MTU {sys.argv[10]}, {sys.argv[3]} repetitions)")
 p()
 p(f"No added loss: {sys.argv[4]} s per flow, back to back. 1 % loss: {sys.argv[5]} s per flow, {sys.argv[6]}. "
-  f"imtcp measurement {'on, hold_budget=' + sys.argv[8] + ' %' if sys.argv[7] == '1' else 'off (measure=N)'}.")
+  f"imtcp measurement {'on, hold_budget=' + sys.argv[8] + ' %' if sys.argv[7] == '1' else 'off (measure=N)'}"
+  f"{'; module parameters ' + sys.argv[13] if sys.argv[13] else ''}.")
 p()
 p("| condition | imtcp Mbit/s (median) | reno Mbit/s (median) | ratio imtcp/reno per rep | median ratio | retrans imtcp (median) | retrans reno (median) |")
 p("|---|---|---|---|---|---|---|")
