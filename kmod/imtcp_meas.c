@@ -626,7 +626,7 @@ static void carry_newest(struct imtcp_meas *meas, bool ok, u32 t_us)
 
 	meas->carried = false;
 	if (!meas->carry || !ok || !imtcp_stream_carries(&meas->st[last]) ||
-	    !imtcp_cu_carry(&meas->cu, meas->cfg.k, t_us))
+	    !imtcp_cu_carry(&meas->cu, meas->cfg.k, meas->cfg.n, t_us))
 		return;
 	meas->st[0] = meas->st[last];
 	meas->stream_seq[0] = meas->stream_seq[last];

@@ -893,13 +893,20 @@ void imtcp_cu_result(struct imtcp_cu *cu, bool ok)
  * writes (app_paced, or not window-limited): a media sender's holds cost
  * nothing, and its results from carried streams were twice as far from
  * A (median 9.6 % of C against 4.1 beside 50 % of C in cross traffic,
- * in one boot; Documentation/benchmarks.rst). At @now_us. Returns
- * whether it was carried; the caller moves the stream.
+ * in one boot; Documentation/benchmarks.rst). Nor when the next
+ * measurement's streams would not be @n long, as the carried one is (a
+ * measurement's streams share their length, which a carried one would
+ * otherwise keep for as long as measurements carry: in a CI run a bulk
+ * sender's streams stayed 14 segments long, the length of its first
+ * measurement's, and the envelope shown 30.1 Mbit/s, not N's 20.9). At
+ * @now_us.
+ * Returns whether it was carried; the caller moves the stream.
  */
-bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 now_us)
+bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 n, u32 now_us)
 {
 	if (k != 2 || cu->stream || !cu->limited || cu->app_paced ||
-	    (cu->state != IMTCP_STATE_EMPTY && cu->state != IMTCP_STATE_STORE))
+	    (cu->state != IMTCP_STATE_EMPTY && cu->state != IMTCP_STATE_STORE) ||
+	    imtcp_cu_stream_len(cu) != n)
 		return false;
 	cu->stream = 1;
 	cu->carried = 1;

@@ -132,7 +132,7 @@ bool imtcp_cu_holds_failing(const struct imtcp_cu *cu);
 bool imtcp_cu_writes_short(const struct imtcp_cu *cu);
 bool imtcp_cu_app_sets_pace(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
-bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 now_us);
+bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 n, u32 now_us);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us);
 

@@ -1795,30 +1795,33 @@ TEST(a_carried_measurement_sends_one_stream_of_its_own)
 	f = imtcp_cu_step(&cu, N, 2, &v);
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
 	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
-	EXPECT_FALSE(imtcp_cu_carry(&cu, 4, v.now_us));
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 4, N, v.now_us));
 	EXPECT_EQ(0, cu.stream);
 	cu.limited = 0;				/* its writes set the pace */
-	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, v.now_us));
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, N, v.now_us));
 	cu.limited = 1;
 	cu.app_paced = 1;
-	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, v.now_us));
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, N, v.now_us));
 	cu.app_paced = 0;
+	cu.n_writes = N + 4;			/* the next streams are longer */
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, N, v.now_us));
+	cu.n_writes = 0;
 	EXPECT_EQ(0, cu.stream);
-	ASSERT_TRUE(imtcp_cu_carry(&cu, 2, v.now_us));
+	ASSERT_TRUE(imtcp_cu_carry(&cu, 2, N, v.now_us));
 	EXPECT_EQ(1, cu.stream);
 	EXPECT_TRUE(cu.carried);
-	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, v.now_us));	/* carried already */
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, N, v.now_us));	/* carried already */
 	v.acked = false;
 	imtcp_cu_step(&cu, N, 2, &v);
 	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
 	EXPECT_EQ(1, cu.stream);
 	EXPECT_FALSE(cu.carried);
-	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, v.now_us));	/* SEND */
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, N, v.now_us));	/* SEND */
 	v.sent = N;
 	f = imtcp_cu_step(&cu, N, 2, &v);
 	EXPECT_TRUE(f & IMTCP_CU_STREAM_DONE);
 	EXPECT_EQ(IMTCP_STATE_PASS, cu.state);
-	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, v.now_us));	/* PASS */
+	EXPECT_FALSE(imtcp_cu_carry(&cu, 2, N, v.now_us));	/* PASS */
 }
 
 /*
@@ -1834,7 +1837,7 @@ TEST(a_carried_measurement_pays_from_the_budget)
 	imtcp_cu_set_budget(&cu, 2);
 	imtcp_cu_step(&cu, N, 2, &v);		/* measured; a hold begins */
 	cu.state = IMTCP_STATE_EMPTY;		/* as if none had */
-	ASSERT_TRUE(imtcp_cu_carry(&cu, 2, v.now_us));
+	ASSERT_TRUE(imtcp_cu_carry(&cu, 2, N, v.now_us));
 	cu.credit = -1000000000;
 	cu.free_starts = 0;
 	v.acked = false;
@@ -1861,7 +1864,7 @@ TEST(a_carried_stream_older_than_two_srtt_starts_anew)
 	imtcp_cu_step(&cu, N, 2, &v);
 	cu.state = IMTCP_STATE_EMPTY;
 	t = v.now_us;
-	ASSERT_TRUE(imtcp_cu_carry(&cu, 2, t));
+	ASSERT_TRUE(imtcp_cu_carry(&cu, 2, N, t));
 	v.acked = false;
 	v.held = 0;
 	v.in_flight = 0;			/* nothing to hold */
