@@ -68,8 +68,8 @@
  *     loss-limited Reno window a third of its goodput.
  *   o A window-limited connection's measurement takes the last one's
  *     newest stream as its first (carry; core/imtcp_cu.c), so each
- *     result costs one hold: up to three times the results where A is
- *     thin, from the same budget.
+ *     result costs one hold, not two: up to twice the results from the
+ *     same budget where it binds (A thin).
  *   o No hold on a window of N or less, nor below 4 N in a slow start
  *     that the window limits (unless the application paces its writes
  *     and the window exceeds the write at hand).

@@ -521,7 +521,8 @@ static bool above_app_cap(const struct imtcp_meas *meas, u64 cap_bps,
 			  enum imtcp_edge edge)
 {
 	return cap_bps && edge == IMTCP_EDGE_HIGH &&
-	       imtcp_streams_top_bps(meas->st, meas->cfg.k) >= cap_bps;
+	       meas->st[imtcp_fastest_stream(meas->st, meas->cfg.k)].hi_bps >=
+	       cap_bps;
 }
 
 /*

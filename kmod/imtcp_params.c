@@ -63,7 +63,7 @@ MODULE_PARM_DESC(fail_alloc_every, "testing: fail every Nth allocation of a sock
 module_param(measure, bool, 0644);
 MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
 module_param(carry, bool, 0644);
-MODULE_PARM_DESC(carry, "a measurement of two streams takes the newest stream of the one before as its first, if at most 2 srtt old, and needs one stream of its own (default Y; N = two new streams each)");
+MODULE_PARM_DESC(carry, "a window-limited connection's measurement of two streams takes the newest stream of the one before as its first, if at most 2 srtt old, and needs one stream of its own (default Y; N = two new streams each)");
 
 static atomic_t allocs = ATOMIC_INIT(0);
 

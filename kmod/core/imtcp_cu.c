@@ -898,9 +898,9 @@ void imtcp_cu_result(struct imtcp_cu *cu, bool ok)
  * measurement's streams share their length, which a carried one would
  * otherwise keep for as long as measurements carry: in a CI run a bulk
  * sender's streams stayed 14 segments long, the length of its first
- * measurement's, and the envelope shown 30.1 Mbit/s, not N's 20.9). At
- * @now_us.
- * Returns whether it was carried; the caller moves the stream.
+ * measurement's, and the envelope shown 30.1 Mbit/s, not N's 20.9).
+ * At @now_us. Returns whether it was carried; the caller moves the
+ * stream.
  */
 bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 n, u32 now_us)
 {

@@ -152,7 +152,7 @@ u64 imtcp_gap_bps(const struct imtcp_stream *st, u32 n, u32 j);
 u64 imtcp_gap_ns(const struct imtcp_stream *st, u32 n, u32 j);
 void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 		       u32 i, struct imtcp_stream *st);
-u64 imtcp_streams_top_bps(const struct imtcp_stream *st, u32 k);
+u32 imtcp_fastest_stream(const struct imtcp_stream *st, u32 k);
 bool imtcp_stream_carries(const struct imtcp_stream *st);
 u32 imtcp_carry_part(const struct imtcp_est_cfg *c,
 		     const struct imtcp_stream *carried);

@@ -895,17 +895,6 @@ static u64 lindley_fit(const struct imtcp_stream *st, u32 k, u32 n,
 	return lo_bps + div_u64((hi_bps - lo_bps) * c, IMTCP_FIT_STEPS);
 }
 
-/* The stream of the @k @st planned to the highest rate. */
-static u32 fastest(const struct imtcp_stream *st, u32 k)
-{
-	u32 i, f = 0;
-
-	for (i = 1; i < k; i++)
-		if (st[i].hi_bps > st[f].hi_bps)
-			f = i;
-	return f;
-}
-
 /*
  * One result from the k analysed streams of a measurement (together
  * covering [lo_bps, hi_bps]; a measurement's own streams rise in rate
@@ -931,6 +920,7 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  u32 *rse, u64 *cap_bps)
 {
 	u32 i, rising = 0;
+	const struct imtcp_stream *fast;
 	u64 lo_bps, hi_bps, top = 0, a_bps;
 
 	*edge = IMTCP_EDGE_NONE;
@@ -946,9 +936,10 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 			top = max_t(u64, top, top_rate(&st[i]));
 	}
 	/* a sender slower than planned probed only up to what it sent */
-	hi_bps = min_t(u64, imtcp_streams_top_bps(st, k), top);
+	fast = &st[imtcp_fastest_stream(st, k)];
+	hi_bps = min_t(u64, fast->hi_bps, top);
 	if (!rising) {
-		if (st[fastest(st, k)].outcome != IMTCP_OUT_FLAT || !hi_bps)
+		if (fast->outcome != IMTCP_OUT_FLAT || !hi_bps)
 			return 0;
 		*edge = IMTCP_EDGE_HIGH;
 		return hi_bps;

@@ -50,26 +50,18 @@ void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,
 	st->part = i;
 }
 
-/* The top planned rate of the @k streams @st (not in rate order). */
-u64 imtcp_streams_top_bps(const struct imtcp_stream *st, u32 k)
-{
-	u64 top = 0;
-	u32 i;
-
-	for (i = 0; i < k; i++)
-		top = max_t(u64, top, st[i].hi_bps);
-	return top;
-}
-
 /*
- * A stream may be carried over into the next measurement
- * (imtcp_cu_carry): it was analysed as a rise or flat, from enough
- * samples for either.
+ * Of the @k streams @st (not always in rate order: a carried one may lie
+ * above the next), the one planned to the highest rate.
  */
-bool imtcp_stream_carries(const struct imtcp_stream *st)
+u32 imtcp_fastest_stream(const struct imtcp_stream *st, u32 k)
 {
-	return (st->outcome == IMTCP_OUT_RISE || st->outcome == IMTCP_OUT_FLAT) &&
-	       st->nsamples >= 3;
+	u32 i, f = 0;
+
+	for (i = 1; i < k; i++)
+		if (st[i].hi_bps > st[f].hi_bps)
+			f = i;
+	return f;
 }
 
 /*

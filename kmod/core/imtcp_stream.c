@@ -83,6 +83,17 @@ s32 imtcp_queue_ceiling(const s32 *max_us, const s32 *min_us,
 }
 
 /*
+ * A stream may be carried over into the next measurement
+ * (imtcp_cu_carry): it was analysed as a rise or flat, from enough
+ * samples for either.
+ */
+bool imtcp_stream_carries(const struct imtcp_stream *st)
+{
+	return (st->outcome == IMTCP_OUT_RISE || st->outcome == IMTCP_OUT_FLAT) &&
+	       st->nsamples >= 3;
+}
+
+/*
  * Classify one stream. @ceiling_us is the highest delay the connection
  * saw lately (0: unknown): a stream that lies entirely within noise_us of
  * it met a full drop-tail queue, where delay cannot grow whatever the
