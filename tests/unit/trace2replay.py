@@ -11,6 +11,9 @@ Format (lines):
   M raw_bps edge ceiling_us k n min_rtt_us   a measurement (k streams of n
                                              segments), the module's result
   S lo_bps hi_bps mss outcome seg:tx_us:delay_us ...   one line per stream
+
+A measurement whose first stream was carried over from the one before
+(the module parameter carry) gets that stream's samples again.
 """
 import re
 import sys
@@ -32,11 +35,13 @@ def main(path, comment):
     dmax = [0, 0]
     dmin = [0, 0]       # 0: none
     pending = None      # streams of an analysed measurement
+    last = None         # the newest stream of the measurement before
     print(f"# {comment}")
 
     def flush(raw, edge):
-        nonlocal pending
+        nonlocal pending, last
         if pending:
+            last = pending["st"][-1]
             ceiling = pending["ceiling"]
             print(f"M {raw} {edge} {ceiling} {len(pending['st'])} "
                   f"{pending['n']} {pending['min_rtt']}")
@@ -73,8 +78,13 @@ def main(path, comment):
                 dmax = [0, dmax[0]]
                 dmin = [0, dmin[0]]
             lo, hi = f["rate"].split("-")
+            ss = samples.get(i, [])
+            # a stream carried over (the module's carry): the measurement
+            # before's newest, whose samples were traced under its index
+            if i == 0 and last and last[:3] == (lo, hi, f["mss"]):
+                ss = last[4]
             pending["st"].append((lo, hi, f["mss"], OUTCOME[f["outcome"]],
-                                  samples.get(i, [])))
+                                  ss))
             continue
         if name == "imtcp_estimate":
             flush(f["raw"], f["edge"])
