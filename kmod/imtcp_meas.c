@@ -493,7 +493,7 @@ static void publish_estimate(struct imtcp_meas *meas, u64 busy_bps)
  * registry's read 0). One that was there, or @bps (0: none) that the
  * estimator withdrew before it was shown, is traced as withdrawn, for
  * @why; one that was there is also told to netlink listeners, who saw
- * it, with @why as the socket's reason (which writes_reason() would set
+ * it, with @why as the socket's reason (which say_why() would set
  * in this step anyway).
  */
 static void unpublish(struct imtcp_meas *meas, u64 bps, u8 why)
@@ -553,36 +553,17 @@ static bool out_of_envelope(const struct sock *sk, struct imtcp_meas *meas,
 }
 
 /*
- * Say @why while @active and no estimate is shown, in place of a reason
- * it outranks (@over: a mask of BIT(IMTCP_REASON_*)); stop saying it
- * once @active ends. The envelope's reason is set and cleared by
- * out_of_envelope() alone.
+ * The reason shown while no estimate is (imtcp_cu_reason), brought up to
+ * date at every step: its causes may end between streams.
  */
-static void reason_while(struct imtcp_meas *meas, u8 why, bool active, u32 over)
+static void say_why(struct imtcp_meas *meas)
 {
 	u8 reason = READ_ONCE(meas->entry.pub.reason);
+	u8 why = imtcp_cu_reason(&meas->cu, reason,
+				 READ_ONCE(meas->entry.pub.estimate_bps) != 0);
 
-	if (!active) {
-		if (reason == why)
-			WRITE_ONCE(meas->entry.pub.reason, IMTCP_REASON_NONE);
-	} else if (reason < 32 && (over & BIT(reason)) &&
-		   !READ_ONCE(meas->entry.pub.estimate_bps)) {
+	if (why != reason)
 		WRITE_ONCE(meas->entry.pub.reason, why);
-	}
-}
-
-/*
- * While holds keep failing (a connection its CPU paces, as on loopback,
- * gathers no stream), and no result has come, say so. Asked at every
- * step, not only when a stream ends or fails: the reason it gives way
- * to (writes-short, or none as a measurement outside the envelope left
- * it) may end between streams, and once a CI run on loopback ended its
- * 7 s with 126 failed streams, no estimate and no reason.
- */
-static void holds_reason(struct imtcp_meas *meas)
-{
-	reason_while(meas, IMTCP_REASON_HOLDS_FAILING,
-		     imtcp_cu_holds_failing(&meas->cu), BIT(IMTCP_REASON_NONE));
 }
 
 /*
@@ -601,19 +582,6 @@ static bool withdraw_if_short(struct imtcp_meas *meas)
 		return false;
 	unpublish(meas, bps, IMTCP_REASON_WRITES_SHORT);
 	return true;
-}
-
-/*
- * While the writes are too short for a stream, say so; it outranks
- * holds-failing (a 2 Mbit/s media sender's holds fail too, but no
- * bottleneck is missing), not the envelope.
- */
-static void writes_reason(struct imtcp_meas *meas)
-{
-	reason_while(meas, IMTCP_REASON_WRITES_SHORT,
-		     imtcp_cu_writes_short(&meas->cu),
-		     BIT(IMTCP_REASON_NONE) | BIT(IMTCP_REASON_HOLDS_FAILING) |
-		     BIT(IMTCP_REASON_WRITES_SHORT));
 }
 
 /*
@@ -681,7 +649,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	if (!taken || withdraw_if_short(meas))
 		return;
 	imtcp_cu_estimated(&meas->cu);
-	holds_reason(meas);
+	say_why(meas);
 	publish_estimate(meas, busy);
 	imtcp_count_estimate(meas->entry.net);
 	imtcp_nl_estimate_event(&meas->entry);
@@ -720,8 +688,7 @@ static void step(struct sock *sk, struct imtcp_meas *meas)
 	if (flags & IMTCP_CU_MEASURED)
 		finish_measurement(sk, meas);
 	withdraw_if_short(meas);
-	holds_reason(meas);
-	writes_reason(meas);
+	say_why(meas);
 	if (flags & IMTCP_CU_CHANGED)
 		enter_state(sk, meas, from);
 }

@@ -850,6 +850,37 @@ bool imtcp_cu_writes_short(const struct imtcp_cu *cu)
 }
 
 /*
+ * The reason a socket gives for showing no estimate (uapi/imtcp.h), from
+ * @reason, the one it gives now, and whether an estimate is @shown:
+ * writes-short while the writes are short, else holds-failing while
+ * holds fail; each ends when its cause does, also under an estimate
+ * shown, which neither replaces. The envelope's reason is the
+ * envelope's own to set and clear (imtcp_meas.c). Decided in one place,
+ * in this order: asked as two steps, holds-failing before writes-short,
+ * a step where the writes stopped being short ended writes-short after
+ * holds-failing had been asked, and the socket said nothing until its
+ * next ACK; a CI run on loopback read it so at 7 s (86 failed streams,
+ * no estimate, no reason); in 12 such runs in the VM writes-short ended
+ * 9-143 times each.
+ */
+u8 imtcp_cu_reason(const struct imtcp_cu *cu, u8 reason, bool shown)
+{
+	if (reason == IMTCP_REASON_ENVELOPE)
+		return reason;
+	if (reason == IMTCP_REASON_WRITES_SHORT && !cu->writes_short)
+		reason = IMTCP_REASON_NONE;
+	if (reason == IMTCP_REASON_HOLDS_FAILING && !imtcp_cu_holds_failing(cu))
+		reason = IMTCP_REASON_NONE;
+	if (shown)
+		return reason;
+	if (cu->writes_short)
+		return IMTCP_REASON_WRITES_SHORT;
+	if (imtcp_cu_holds_failing(cu))
+		return IMTCP_REASON_HOLDS_FAILING;
+	return reason;
+}
+
+/*
  * The application, not the window, sets the sender's pace: the window
  * held nothing back at the last step, or the writes come after quiet
  * times (app_paced: one came after a quiet time, and the writer has not

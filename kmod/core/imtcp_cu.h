@@ -130,6 +130,7 @@ u32 imtcp_cu_step(struct imtcp_cu *cu, u32 n, u32 k,
 u32 imtcp_cu_pause(struct imtcp_cu *cu);
 bool imtcp_cu_holds_failing(const struct imtcp_cu *cu);
 bool imtcp_cu_writes_short(const struct imtcp_cu *cu);
+u8 imtcp_cu_reason(const struct imtcp_cu *cu, u8 reason, bool shown);
 bool imtcp_cu_app_sets_pace(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 n, u32 now_us);

@@ -1212,6 +1212,56 @@ TEST(writes_are_short_after_two_short_writes)
 	EXPECT_FALSE(imtcp_cu_writes_short(&cu));
 }
 
+/*
+ * The reason shown without an estimate: writes-short outranks
+ * holds-failing, and where the writes stop being short while holds
+ * fail, holds-failing takes over in the same call (asked in two steps,
+ * the other way round, the socket said nothing until its next ACK).
+ */
+TEST(reason_goes_from_writes_short_to_holds_failing_at_once)
+{
+	struct imtcp_cu cu = started();
+
+	EXPECT_EQ(IMTCP_REASON_NONE,
+		  imtcp_cu_reason(&cu, IMTCP_REASON_NONE, false));
+	cu.failures = IMTCP_HOLDS_FAILING;
+	cu.writes_short = 1;
+	EXPECT_EQ(IMTCP_REASON_WRITES_SHORT,
+		  imtcp_cu_reason(&cu, IMTCP_REASON_NONE, false));
+	EXPECT_EQ(IMTCP_REASON_WRITES_SHORT,
+		  imtcp_cu_reason(&cu, IMTCP_REASON_HOLDS_FAILING, false));
+	cu.writes_short = 0;
+	EXPECT_EQ(IMTCP_REASON_HOLDS_FAILING,
+		  imtcp_cu_reason(&cu, IMTCP_REASON_WRITES_SHORT, false));
+	imtcp_cu_estimated(&cu);	/* a result: holds no longer fail */
+	EXPECT_EQ(IMTCP_REASON_NONE,
+		  imtcp_cu_reason(&cu, IMTCP_REASON_HOLDS_FAILING, false));
+}
+
+/*
+ * Under an estimate shown no reason begins, and one whose cause ended
+ * ends; the envelope's reason is left to the envelope.
+ */
+TEST(reason_under_an_estimate_and_the_envelope)
+{
+	struct imtcp_cu cu = started();
+
+	cu.failures = IMTCP_HOLDS_FAILING;
+	cu.writes_short = 1;
+	EXPECT_EQ(IMTCP_REASON_NONE,
+		  imtcp_cu_reason(&cu, IMTCP_REASON_NONE, true));
+	EXPECT_EQ(IMTCP_REASON_WRITES_SHORT,
+		  imtcp_cu_reason(&cu, IMTCP_REASON_WRITES_SHORT, true));
+	cu.writes_short = 0;
+	EXPECT_EQ(IMTCP_REASON_NONE,
+		  imtcp_cu_reason(&cu, IMTCP_REASON_WRITES_SHORT, true));
+	EXPECT_EQ(IMTCP_REASON_ENVELOPE,
+		  imtcp_cu_reason(&cu, IMTCP_REASON_ENVELOPE, false));
+	cu.failures = 0;
+	EXPECT_EQ(IMTCP_REASON_ENVELOPE,
+		  imtcp_cu_reason(&cu, IMTCP_REASON_ENVELOPE, true));
+}
+
 TEST(m_shrinks_after_f_good_measurements)
 {
 	struct imtcp_cu cu = started();
