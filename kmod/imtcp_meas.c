@@ -626,7 +626,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 		imtcp_analyse_stream(st, &meas->cfg, ceiling);
 		trace_imtcp_stream(meas->entry.cookie, i, st->lo_bps, st->hi_bps,
 				   meas->cfg.n, st->seg_bytes, st->nsamples,
-				   st->outcome, min_rtt);
+				   st->outcome, min_rtt, !i && meas->carried);
 	}
 	fit = imtcp_combine(meas->st, meas->cfg.k, &meas->cfg, min_rtt,
 			    &meas->est.bucket, &edge, &rse, &cap);
@@ -683,7 +683,7 @@ static void step(struct sock *sk, struct imtcp_meas *meas)
 				   meas->st[stream].hi_bps, v.sent,
 				   meas->st[stream].seg_bytes,
 				   meas->st[stream].nsamples, IMTCP_OUT_NONE,
-				   tcp_min_rtt(tcp_sk(sk)));
+				   tcp_min_rtt(tcp_sk(sk)), false);
 	}
 	if (flags & IMTCP_CU_MEASURED)
 		finish_measurement(sk, meas);

@@ -89,11 +89,18 @@ TRACE_EVENT(imtcp_stream_start,
 		      __entry->mss, __entry->plan_ns)
 );
 
+/*
+ * A stream analysed (or failed: outcome dry). carried: 1 for a
+ * measurement's first stream carried over from the measurement before
+ * (the module parameter carry), which traced it already as its newest:
+ * it is analysed again here, and readers that count streams skip it.
+ */
 TRACE_EVENT(imtcp_stream,
 	    TP_PROTO(u64 cookie, u32 index, u64 lo_bps, u64 hi_bps, u32 segs,
-		     u32 mss, u32 samples, u32 outcome, u32 min_rtt_us),
+		     u32 mss, u32 samples, u32 outcome, u32 min_rtt_us,
+		     bool carried),
 	    TP_ARGS(cookie, index, lo_bps, hi_bps, segs, mss, samples, outcome,
-		    min_rtt_us),
+		    min_rtt_us, carried),
 	    TP_STRUCT__entry(__field(u64, cookie)
 			     __field(u64, lo_bps)
 			     __field(u64, hi_bps)
@@ -103,6 +110,7 @@ TRACE_EVENT(imtcp_stream,
 			     __field(u32, samples)
 			     __field(u32, outcome)
 			     __field(u32, min_rtt_us)
+			     __field(u32, carried)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->lo_bps = lo_bps;
@@ -113,15 +121,16 @@ TRACE_EVENT(imtcp_stream,
 			   __entry->samples = samples;
 			   __entry->outcome = outcome;
 			   __entry->min_rtt_us = min_rtt_us;
+			   __entry->carried = carried;
 	    ),
-	    TP_printk("cookie=%llu stream=%u rate=%llu-%llu segs=%u mss=%u samples=%u outcome=%s min_rtt_us=%u",
+	    TP_printk("cookie=%llu stream=%u rate=%llu-%llu segs=%u mss=%u samples=%u outcome=%s min_rtt_us=%u carried=%u",
 		      __entry->cookie, __entry->index, __entry->lo_bps,
 		      __entry->hi_bps, __entry->segs, __entry->mss,
 		      __entry->samples,
 		      __print_symbolic(__entry->outcome, { 0, "dry" },
 				       { 1, "flat" }, { 2, "rise" },
 				       { 3, "unclear" }),
-		      __entry->min_rtt_us)
+		      __entry->min_rtt_us, __entry->carried)
 );
 
 TRACE_EVENT(imtcp_sample,

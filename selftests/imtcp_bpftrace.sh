@@ -13,7 +13,10 @@
 #     accuracy imtcp_measure.sh and imtcp_accuracy.sh judge; after a
 #     loss one run's estimate read 57 Mbit/s here for 0.3 s);
 #   - imtcp-streams.bt ends with each outcome counted for that cookie,
-#     and prints a row for every stream that ran dry or was unclear;
+#     as many streams as the imtcp_stream tracepoint fired for it less
+#     the carried ones (carried=1: traced again by the next measurement;
+#     hold_budget 100 makes a bulk transfer carry), and prints a row for
+#     every stream that ran dry or was unclear;
 #   - imtcp-holds.bt ends with the socket's holds and its time held, more
 #     than 0 and less than the transfer lasted, and a histogram.
 source "$(dirname "$0")/lib.sh"
@@ -107,7 +110,8 @@ run_traced() {
 	fi
 	say "all three attached"
 	sleep 1
-	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw imtcp/imtcp_move ||
+	trace_start imtcp/imtcp_estimate imtcp/imtcp_withdraw imtcp/imtcp_move \
+		imtcp/imtcp_stream ||
 		{ stop_all KILL 10 "${pids[@]}"; fail "cannot trace"; }
 	timed_send imtcp 5311 $SECS > "$WORK/line" &
 	xfer_pid=$!
@@ -165,11 +169,18 @@ test_estimates() {
 }
 
 test_streams() {
-	local cookie
+	local cookie fired carried counted
 	[ -s "$WORK/cookie" ] || fail "no traced transfer"
 	cookie=$(cat "$WORK/cookie")
 	grep -q "^@streams\[$cookie, \(flat\|rise\|unclear\|dry\)\]: [1-9]" "$WORK/streams.out" ||
 		fail "no stream outcome counted for cookie $cookie"
+	fired=$(grep -c "imtcp_stream: cookie=$cookie " "$WORK/estimate.trace")
+	carried=$(grep -c "imtcp_stream: cookie=$cookie .* carried=1" "$WORK/estimate.trace")
+	counted=$(sed -n "s/^@streams\[$cookie, [a-z]*\]: //p" "$WORK/streams.out" |
+		awk '{ n += $1 } END { print n + 0 }')
+	echo "imtcp_stream fired $fired times for cookie $cookie, $carried of them carried; the script counted $counted"
+	[ "$counted" = $((fired - carried)) ] ||
+		fail "counted $counted streams for $fired - $carried"
 	awk -v c="$cookie" '$2 == c && $4 != "dry" && $4 != "unclear" { print; bad = 1 }
 		END { exit bad }' "$WORK/streams.out" || fail "a row for a stream that answered"
 }

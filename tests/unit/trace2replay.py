@@ -81,7 +81,11 @@ def main(path, comment):
             ss = samples.get(i, [])
             # a stream carried over (the module's carry): the measurement
             # before's newest, whose samples were traced under its index
-            if i == 0 and last and last[:3] == (lo, hi, f["mss"]):
+            # (carried=1; traces from before the field: the same rates)
+            carried = f.get("carried")
+            if i == 0 and last and (carried == "1" or
+                                    (carried is None and
+                                     last[:3] == (lo, hi, f["mss"]))):
                 ss = last[4]
             pending["st"].append((lo, hi, f["mss"], OUTCOME[f["outcome"]],
                                   ss))
