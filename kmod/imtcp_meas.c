@@ -631,6 +631,9 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	fit = imtcp_combine(meas->st, meas->cfg.k, &meas->cfg, min_rtt,
 			    &meas->est.bucket, &edge, &rse, &cap);
 	imtcp_est_age_served(&meas->est, &meas->cfg, tp->tcp_mstamp, rtt_us);
+	if (meas->outrun)
+		imtcp_served_outrun(&meas->est.served, meas->st, meas->cfg.k,
+				    meas->est.cap.median_bps);
 	fit = imtcp_served_cap(meas->st, meas->cfg.k, meas->carried, fit,
 			       &meas->est.served, &edge, &rse);
 	outside = out_of_envelope(sk, meas, fit, edge);
@@ -950,6 +953,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_cu_set_budget(&meas->cu, params.hold_budget);
 	imtcp_cu_set_free_starts(&meas->cu, params.free_starts);
 	meas->carry = params.carry;
+	meas->outrun = params.outrun;
 	imtcp_busy_init(&meas->busy, tcp_clock_us());
 	sock_diag_save_cookie(sk, cookie);
 	meas->entry.cookie = (u64)cookie[1] << 32 | cookie[0];

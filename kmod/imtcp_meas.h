@@ -56,6 +56,7 @@ struct imtcp_meas {
 	bool shaped;			/* gso_max_segs is ours */
 	bool hidden;			/* unpublished until an estimate is taken */
 	bool carry;			/* the module parameter, as read */
+	bool outrun;			/* the module parameter, as read */
 	bool carried;			/* st[0] is the last measurement's */
 	u64 told_bps;			/* the figure listeners last heard */
 	u64 told_us;			/* .. when (tcp_mstamp) */

@@ -21,6 +21,7 @@ static unsigned int free_starts = 2;
 static unsigned int fail_alloc_every;
 static bool measure = true;
 static bool carry = true;
+static bool outrun = true;
 
 /*
  * The ops of an unsigned parameter that takes @lo to @hi: a write out of
@@ -64,6 +65,8 @@ module_param(measure, bool, 0644);
 MODULE_PARM_DESC(measure, "measure available bandwidth on new connections (default Y; N = plain Reno)");
 module_param(carry, bool, 0644);
 MODULE_PARM_DESC(carry, "a window-limited connection's measurement of two streams takes the newest stream of the one before as its first, if at most 2 srtt old, and needs one stream of its own (default Y; N = two new streams each)");
+module_param(outrun, bool, 0644);
+MODULE_PARM_DESC(outrun, "a measurement whose streams all stayed flat up to above the served rates remembered, and not beyond the path's capacity, makes the connection forget them (default Y)");
 
 static atomic_t allocs = ATOMIC_INIT(0);
 
@@ -91,4 +94,5 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->hold_budget = READ_ONCE(hold_budget);
 	p->free_starts = READ_ONCE(free_starts);
 	p->carry = READ_ONCE(carry);
+	p->outrun = READ_ONCE(outrun);
 }

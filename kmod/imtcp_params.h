@@ -10,6 +10,7 @@ struct imtcp_params {
 	u32 hold_budget;		/* percent */
 	u32 free_starts;
 	bool carry;			/* carry a measurement's newest stream */
+	bool outrun;			/* flat streams above it forget served rates */
 };
 
 bool imtcp_params_measure(void);

@@ -166,6 +166,8 @@ u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  u32 *rse, u64 *cap_bps);
 u64 imtcp_served_bps(const struct imtcp_stream *st);
 void imtcp_served_forget(struct imtcp_served *mem);
+void imtcp_served_outrun(struct imtcp_served *mem,
+			 const struct imtcp_stream *st, u32 k, u64 capacity_bps);
 u64 imtcp_served_cap(const struct imtcp_stream *st, u32 k, u32 known,
 		     u64 fit_bps, struct imtcp_served *mem,
 		     enum imtcp_edge *edge, u32 *rse);

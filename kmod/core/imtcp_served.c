@@ -122,6 +122,39 @@ static void served_remember(struct imtcp_served *mem, const u64 *served_bps,
 }
 
 /*
+ * Every one of a measurement's @k analysed streams @st stayed flat, the
+ * fastest up to above 9/8 of the median of the rates @mem remembers: A
+ * lies above that median, which then no longer bounds it (A rose since
+ * those rates were served), and they are forgotten. Not where the
+ * fastest stream went beyond the path's capacity @capacity_bps (0: not
+ * known yet): a token bucket refilled while the link idled lets such a
+ * stream through flat (the top of this file). Traced (S1 of the
+ * accuracy benchmark, a bulk flow, A from 20 to 60 % of C): after the
+ * step, two measurements' streams stayed flat up to 12.5 and 29.7
+ * Mbit/s, and four of the next seven results read the memory's cap,
+ * 9.9 Mbit/s (their median), for A = 16.9: the fresh start in
+ * served_remember needs two rising streams served faster, and a
+ * measurement near A has one.
+ */
+void imtcp_served_outrun(struct imtcp_served *mem,
+			 const struct imtcp_stream *st, u32 k, u64 capacity_bps)
+{
+	u64 med_bps = served_median(mem), top_bps;
+	u32 i;
+
+	if (!med_bps || !k)
+		return;
+	top_bps = st[imtcp_fastest_stream(st, k)].hi_bps;
+	if (top_bps <= med_bps + (med_bps >> IMTCP_SERVED_MARGIN_SHIFT) ||
+	    (capacity_bps && top_bps > capacity_bps))
+		return;
+	for (i = 0; i < k; i++)
+		if (st[i].outcome != IMTCP_OUT_FLAT)
+			return;
+	imtcp_served_forget(mem);
+}
+
+/*
  * A measurement's result @fit_bps (imtcp_combine) held at 9/8 of the
  * highest served rate of its @k analysed streams @st, if any rose, and
  * at the median of the served rates @mem remembers (which takes this

@@ -286,7 +286,10 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 		one_edge = edge;
 		one_rse = rse;
 		one = imtcp_served_cap(r.st, r.k, 0, fit, NULL, &one_edge, &one_rse);
+		/* as the module: flat streams above the rates kept forget them */
+		imtcp_served_outrun(&e.served, r.st, r.k, e.cap.median_bps);
 		raw = imtcp_served_cap(r.st, r.k, 0, fit, &e.served, &edge, &rse);
+		imtcp_cap_add(&e.cap, cap);
 		if (imtcp_est_update(&e, &cfg, raw, edge, rse) && nsm < 4096) {
 			imtcp_est_update(&unw, &cfg, raw, edge, 0);
 			esm[nsm] = fabs(e.estimate_bps / 1e6 - truth_mbit);

@@ -249,6 +249,60 @@ TEST(a_rise_of_every_rising_stream_forgets_the_old_rates)
 					      &rse));
 }
 
+/* Two flat streams planned from @lo_mbit, to @mid_mbit and @hi_mbit. */
+static void flat_pair(struct imtcp_stream *st, u32 lo_mbit, u32 mid_mbit,
+		      u32 hi_mbit)
+{
+	memset(st, 0, 2 * sizeof(*st));
+	st[0].outcome = IMTCP_OUT_FLAT;
+	st[0].lo_bps = lo_mbit * MBIT;
+	st[0].hi_bps = mid_mbit * MBIT;
+	st[1].outcome = IMTCP_OUT_FLAT;
+	st[1].lo_bps = mid_mbit * MBIT;
+	st[1].hi_bps = hi_mbit * MBIT;
+}
+
+/*
+ * A measurement whose streams all stayed flat up to above 9/8 of the
+ * remembered rates' median (A lies above them) forgets them, unless its
+ * fastest went beyond the path's capacity (a token bucket's burst);
+ * not one that stayed within 9/8, nor one with a stream that rose.
+ */
+TEST(flat_streams_above_the_remembered_rates_forget_them)
+{
+	struct imtcp_served mem = { 0 };
+	struct imtcp_stream st[2];
+	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u32 i, rse = 0;
+
+	flat_pair(st, 5, 8, 20);
+	imtcp_served_outrun(&mem, st, 2, 0);		/* nothing to forget */
+	EXPECT_EQ(0, mem.n);
+	for (i = 0; i < IMTCP_SERVED_HIST; i++) {
+		stream(&st[0], 8, 60, 10, 0, 0);
+		imtcp_served_cap(st, 1, 0, 45 * MBIT, &mem, &edge, &rse);
+	}
+	ASSERT_EQ(IMTCP_SERVED_HIST, mem.n);
+	flat_pair(st, 5, 8, 11);			/* within 9/8 of 10 */
+	imtcp_served_outrun(&mem, st, 2, 0);
+	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
+	flat_pair(st, 5, 9, 13);
+	st[0].outcome = IMTCP_OUT_UNCLEAR;		/* one did not stay flat */
+	imtcp_served_outrun(&mem, st, 2, 0);
+	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
+	flat_pair(st, 5, 9, 13);			/* beyond a capacity of 12 */
+	imtcp_served_outrun(&mem, st, 2, 12 * MBIT);
+	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
+	flat_pair(st, 9, 13, 5);			/* any order; within C */
+	st[1].lo_bps = 3 * MBIT;
+	imtcp_served_outrun(&mem, st, 2, 28 * MBIT);
+	EXPECT_EQ(0, mem.n);
+	/* then a single rising stream at the new level is not held down */
+	stream(&st[0], 8, 60, 17, 0, 0);
+	expect_near(_metadata, imtcp_served_cap(st, 1, 0, 16 * MBIT, &mem,
+						&edge, &rse), 16);
+}
+
 /*
  * The rates remembered are as old as the results: after a pause longer
  * than stale_rtts RTTs (a media sender that stopped), a single rising
