@@ -139,19 +139,20 @@ static void served_remember(struct imtcp_served *mem, const u64 *served_bps,
 void imtcp_served_outrun(struct imtcp_served *mem,
 			 const struct imtcp_stream *st, u32 k, u64 capacity_bps)
 {
-	u64 med_bps = served_median(mem), top_bps;
+	u64 med_bps, top_bps;
 	u32 i;
 
-	if (!med_bps || !k)
+	if (!mem->n || !k)
 		return;
-	top_bps = st[imtcp_fastest_stream(st, k)].hi_bps;
-	if (top_bps <= med_bps + (med_bps >> IMTCP_SERVED_MARGIN_SHIFT) ||
-	    (capacity_bps && top_bps > capacity_bps))
-		return;
-	for (i = 0; i < k; i++)
+	for (i = 0; i < k; i++)		/* most measurements stop here */
 		if (st[i].outcome != IMTCP_OUT_FLAT)
 			return;
-	imtcp_served_forget(mem);
+	top_bps = st[imtcp_fastest_stream(st, k)].hi_bps;
+	if (capacity_bps && top_bps > capacity_bps)
+		return;
+	med_bps = served_median(mem);
+	if (top_bps > med_bps + (med_bps >> IMTCP_SERVED_MARGIN_SHIFT))
+		imtcp_served_forget(mem);
 }
 
 /*
