@@ -117,7 +117,7 @@ test_loopback_says_why() {
 	# at 7 s)
 	sleep 2
 	while [ $(($(date +%s%N) - t0)) -lt 6500000000 ]; do
-		rows+=$("$TOP/build/userspace/imtcp-stat" -j dport $port)$'\n'
+		rows+=$("$TOP/build/userspace/imtcp-stat" -j dport $port),
 		sleep 0.2
 	done
 	sleep "$(awk -v t="$(($(date +%s%N) - t0))" \
@@ -125,18 +125,11 @@ test_loopback_says_why() {
 	row=$("$TOP/build/userspace/imtcp-stat" -j dport $port)
 	wait
 	echo "$row"
-	{ echo "$rows"; echo "$row"; } | python3 -c '
+	# each read is a JSON array: all of them as one array of arrays
+	echo "[$rows$row]" | python3 -c '
 import json, sys
 reasons = ("holds-failing", "above-envelope", "writes-short")
-rows, dec, text = [], json.JSONDecoder(), sys.stdin.read()
-pos = 0
-while True:
-    while pos < len(text) and text[pos].isspace():
-        pos += 1
-    if pos == len(text):
-        break
-    obj, pos = dec.raw_decode(text, pos)
-    rows.append(obj)
+rows = json.load(sys.stdin)
 last = rows.pop()
 if len(last) != 1:
     sys.exit("expected one socket, got %d" % len(last))
