@@ -87,9 +87,11 @@
  *   o The first result is provisional (dropped at the lower edge of its
  *     range, else replaced by the next, and withdrawn once the writes
  *     are known too short for a stream); the estimate is the median of
- *     the latest results, smoothed by an EWMA (gain_shift); results
- *     more than stale_rtts minimum RTTs before the latest are forgotten,
- *     and the served rates remembered with them.
+ *     the latest results, smoothed by an EWMA (gain_shift), and falls
+ *     to where two results agree on a fall of A (fast_fall; the paper
+ *     has no rule for steps); results more than stale_rtts minimum RTTs
+ *     before the latest are forgotten, and the served rates remembered
+ *     with them.
  *   o A result, and the estimate after it, is held between 9/10 and 5/4
  *     of what the connection was delivered at while the bottleneck's
  *     queue stood (then its rate is A itself; core/imtcp_busy.c).

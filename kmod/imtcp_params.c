@@ -22,6 +22,7 @@ static unsigned int fail_alloc_every;
 static bool measure = true;
 static bool carry = true;
 static bool outrun = true;
+static bool fast_fall = true;
 
 /*
  * The ops of an unsigned parameter that takes @lo to @hi: a write out of
@@ -67,6 +68,8 @@ module_param(carry, bool, 0644);
 MODULE_PARM_DESC(carry, "a window-limited connection's measurement of two streams takes the newest stream of the one before as its first, if at most 2 srtt old, and needs one stream of its own (default Y; N = two new streams each)");
 module_param(outrun, bool, 0644);
 MODULE_PARM_DESC(outrun, "a measurement whose streams all stayed flat up to above the served rates remembered, and not beyond the path's capacity, makes the connection forget them (default Y)");
+module_param(fast_fall, bool, 0644);
+MODULE_PARM_DESC(fast_fall, "the estimate falls at once to where two results agree, both below it by more than a quarter and by more than the recent results' spread; rises follow the median (default Y; N = a step either way on three results agreeing)");
 
 static atomic_t allocs = ATOMIC_INIT(0);
 
@@ -91,6 +94,7 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->est.noise_us = READ_ONCE(noise_us);
 	p->est.gain_shift = READ_ONCE(gain_shift);
 	p->est.stale_rtts = READ_ONCE(stale_rtts);
+	p->est.fast_fall = READ_ONCE(fast_fall);
 	p->hold_budget = READ_ONCE(hold_budget);
 	p->free_starts = READ_ONCE(free_starts);
 	p->carry = READ_ONCE(carry);

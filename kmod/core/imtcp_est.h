@@ -145,6 +145,7 @@ struct imtcp_est_cfg {
 	s32 noise_us;		/* delay rise smaller than this is noise */
 	u32 gain_shift;		/* smoothing: new = old + (raw - old) >> s */
 	u32 stale_rtts;		/* results this many RTTs old are forgotten */
+	u32 fast_fall;		/* a fall of A is taken on two results */
 };
 
 u64 imtcp_envelope_bps(const struct imtcp_est_cfg *c, u32 mss);

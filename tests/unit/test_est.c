@@ -592,6 +592,89 @@ TEST(results_that_do_not_agree_are_no_step)
 		  after_three_rse(30 * MBIT, 31 * MBIT, 29 * MBIT, 400));
 }
 
+static const struct imtcp_est_cfg fall_cfg = {
+	.n = 10, .k = 4, .noise_us = 150, .gain_shift = 1, .fast_fall = 1,
+};
+
+/*
+ * With fast_fall the estimate of 50 (from six results of 50, standard
+ * error @rse0 permille) after results @a and @b of standard error @rse.
+ */
+static u64 fast_after_two(u64 a, u64 b, u32 rse0, u32 rse)
+{
+	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
+	u32 i;
+
+	for (i = 0; i < 6; i++)
+		imtcp_est_update(&e, &fall_cfg, 50 * MBIT, IMTCP_EDGE_NONE, rse0);
+	imtcp_est_update(&e, &fall_cfg, a, IMTCP_EDGE_NONE, rse);
+	imtcp_est_update(&e, &fall_cfg, b, IMTCP_EDGE_NONE, rse);
+	return e.estimate_bps;
+}
+
+/*
+ * fast_fall: two results in a row, both below the estimate by more than
+ * a quarter of it and more than the recent results' spread, within a
+ * quarter of each other, are a fall of A; the estimate goes to their
+ * mean at once. A rise is left to the median and the EWMA, however many
+ * results agree on it.
+ */
+TEST(two_results_below_are_a_fall)
+{
+	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
+	u32 i;
+
+	EXPECT_EQ(21 * MBIT, fast_after_two(20 * MBIT, 22 * MBIT, 50, 50));
+	/* one alone: the median of five stays 50 */
+	EXPECT_EQ(50 * MBIT, fast_after_two(50 * MBIT, 20 * MBIT, 50, 50));
+	/* below by less than a quarter (40 > 37.5): no jump; the median of
+	 * five is still 50
+	 */
+	EXPECT_EQ(50 * MBIT, fast_after_two(39 * MBIT, 38 * MBIT, 50, 50));
+	/* too far apart (10 and 30): no jump */
+	EXPECT_EQ(50 * MBIT, fast_after_two(10 * MBIT, 30 * MBIT, 50, 50));
+	/* imprecise (a weight below full): no jump */
+	EXPECT_EQ(50 * MBIT, fast_after_two(20 * MBIT, 22 * MBIT, 50, 400));
+	/* a rise of three alike is no jump: the median of five (70) and the
+	 * EWMA, half way
+	 */
+	for (i = 0; i < 6; i++)
+		imtcp_est_update(&e, &fall_cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50);
+	for (i = 0; i < 3; i++)
+		imtcp_est_update(&e, &fall_cfg, 70 * MBIT, IMTCP_EDGE_NONE, 50);
+	EXPECT_EQ(60 * MBIT, e.estimate_bps);
+}
+
+/*
+ * fast_fall with results @lo and @lo + 1 after eight that alternate 20
+ * and 60 (an estimate of 46.9 with a spread of 20).
+ */
+static u64 fall_after_scatter(u64 lo)
+{
+	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
+	u32 i;
+
+	for (i = 0; i < 8; i++)
+		imtcp_est_update(&e, &fall_cfg, (i % 2 ? 60 : 20) * MBIT,
+				 IMTCP_EDGE_NONE, 0);
+	imtcp_est_update(&e, &fall_cfg, lo, IMTCP_EDGE_NONE, 0);
+	imtcp_est_update(&e, &fall_cfg, lo + MBIT, IMTCP_EDGE_NONE, 0);
+	return e.estimate_bps;
+}
+
+/*
+ * Where the recent results scatter more than a quarter of the estimate
+ * (an idle path's media sender: 12 to 98 Mbit/s for A = 28.7, traced),
+ * two low ones are a fall only if they lie below it by more than the
+ * spread too: 20 and 21 are what the scatter gave before (the median,
+ * 20, and the EWMA: half way), 10 and 11 are new.
+ */
+TEST(a_fall_must_exceed_the_spread)
+{
+	EXPECT_EQ(27218750ULL, fall_after_scatter(20 * MBIT));
+	EXPECT_EQ(10500000ULL, fall_after_scatter(10 * MBIT));
+}
+
 /*
  * Random stream pairs over the whole range the module allows (segments
  * of 536 B to 64 KB, streams of 10 us to 4 s, delays to the cap, rates
