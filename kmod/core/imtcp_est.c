@@ -143,15 +143,15 @@ static u64 step_level(const struct imtcp_est *e, const struct imtcp_est_cfg *c)
  * (replayed: 915 RTT in all against 892; one fall from 60 to 40 in 12
  * RTT instead of 32), the p90 error still lower in 22 of 32 and
  * higher in 3 (mean 9.0). At MTU 1500 (C = 30, 2026-11-30) the results
- * of 14 recorded runs of S1 and S6 (steps of A, 56 in all; S6 under a
- * 5 Mbit/s media sender) and 44 of S2 and S4, replayed: the three-result
- * rule followed 18 steps within 10 % of C in 10 RTT, mean median / p90
- * error 3.74 / 9.69 % of C; no jump at all 15, 3.62 / 9.33 (the jumps
- * of rises cost more than they gain: a bucket's bursts scatter results
- * upward); the fall rule of fast_fall 22, 3.69 / 9.58, the falls of S6
- * (60 to 40 and 60 to 20 % of C) now mostly within 10 RTT. A first
- * result within 10 % of C came within 10 RTT in 39 of the 56 steps:
- * what the measurements give, not the smoothing, holds the rest.
+ * of 79 recorded runs (20 with steps of A, 88 steps; S6 under a 5
+ * Mbit/s media sender, whose results come one per three RTT), replayed:
+ * the three-result rule followed 29 steps within 10 % of C in 10 RTT,
+ * mean median / p90 error 3.85 / 10.02 % of C; no jump at all 25, 3.73
+ * / 9.65 (the jumps of rises cost more than they gain: a bucket's
+ * bursts scatter results upward); the fall rule of fast_fall 34 (falls
+ * 17 of 44 against 11), 3.80 / 9.94. A first result within 10 % of C
+ * came within 10 RTT in 39 of the first 56 steps: what the
+ * measurements give, not the smoothing, holds the rest.
  */
 static void smooth(struct imtcp_est *e, const struct imtcp_est_cfg *c)
 {
