@@ -667,7 +667,7 @@ static u64 fall_after_scatter(u64 lo)
  * (an idle path's media sender: 12 to 98 Mbit/s for A = 28.7, traced),
  * two low ones are a fall only if they lie below it by more than the
  * spread too: 20 and 21 are what the scatter gave before (the median,
- * 20, and the EWMA: half way), 10 and 11 are new.
+ * 20 then 21, and the EWMA half way each time), 10 and 11 are new.
  */
 TEST(a_fall_must_exceed_the_spread)
 {
