@@ -598,15 +598,15 @@ static const struct imtcp_est_cfg fall_cfg = {
 
 /*
  * With fast_fall the estimate of 50 (from six results of 50, standard
- * error @rse0 permille) after results @a and @b of standard error @rse.
+ * error 5 %) after results @a and @b of standard error @rse permille.
  */
-static u64 fast_after_two(u64 a, u64 b, u32 rse0, u32 rse)
+static u64 fast_after_two(u64 a, u64 b, u32 rse)
 {
 	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
 	u32 i;
 
 	for (i = 0; i < 6; i++)
-		imtcp_est_update(&e, &fall_cfg, 50 * MBIT, IMTCP_EDGE_NONE, rse0);
+		imtcp_est_update(&e, &fall_cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50);
 	imtcp_est_update(&e, &fall_cfg, a, IMTCP_EDGE_NONE, rse);
 	imtcp_est_update(&e, &fall_cfg, b, IMTCP_EDGE_NONE, rse);
 	return e.estimate_bps;
@@ -624,17 +624,17 @@ TEST(two_results_below_are_a_fall)
 	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
 	u32 i;
 
-	EXPECT_EQ(21 * MBIT, fast_after_two(20 * MBIT, 22 * MBIT, 50, 50));
+	EXPECT_EQ(21 * MBIT, fast_after_two(20 * MBIT, 22 * MBIT, 50));
 	/* one alone: the median of five stays 50 */
-	EXPECT_EQ(50 * MBIT, fast_after_two(50 * MBIT, 20 * MBIT, 50, 50));
-	/* below by less than a quarter (40 > 37.5): no jump; the median of
-	 * five is still 50
+	EXPECT_EQ(50 * MBIT, fast_after_two(50 * MBIT, 20 * MBIT, 50));
+	/* below by less than a quarter (39 and 38, both above 37.5): no
+	 * jump; the median of five is still 50
 	 */
-	EXPECT_EQ(50 * MBIT, fast_after_two(39 * MBIT, 38 * MBIT, 50, 50));
+	EXPECT_EQ(50 * MBIT, fast_after_two(39 * MBIT, 38 * MBIT, 50));
 	/* too far apart (10 and 30): no jump */
-	EXPECT_EQ(50 * MBIT, fast_after_two(10 * MBIT, 30 * MBIT, 50, 50));
+	EXPECT_EQ(50 * MBIT, fast_after_two(10 * MBIT, 30 * MBIT, 50));
 	/* imprecise (a weight below full): no jump */
-	EXPECT_EQ(50 * MBIT, fast_after_two(20 * MBIT, 22 * MBIT, 50, 400));
+	EXPECT_EQ(50 * MBIT, fast_after_two(20 * MBIT, 22 * MBIT, 400));
 	/* a rise of three alike is no jump: the median of five (70) and the
 	 * EWMA, half way
 	 */
