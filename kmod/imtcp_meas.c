@@ -954,7 +954,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_cu_set_free_starts(&meas->cu, params.free_starts);
 	meas->carry = params.carry;
 	meas->outrun = params.outrun;
-	imtcp_busy_init(&meas->busy, tcp_clock_us());
+	imtcp_busy_init(&meas->busy, tcp_clock_us(), params.busy_margin);
 	sock_diag_save_cookie(sk, cookie);
 	meas->entry.cookie = (u64)cookie[1] << 32 | cookie[0];
 	set_identity(sk, meas);

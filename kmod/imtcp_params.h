@@ -9,6 +9,7 @@ struct imtcp_params {
 	struct imtcp_est_cfg est;	/* stream_len ... stale_rtts */
 	u32 hold_budget;		/* percent */
 	u32 free_starts;
+	u32 busy_margin;			/* percent over the busy rate */
 	bool carry;			/* carry a measurement's newest stream */
 	bool outrun;			/* flat streams above it forget served rates */
 };

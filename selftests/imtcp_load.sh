@@ -59,9 +59,10 @@ test_params_range_checked() {
 	stale_rtts 0 10000
 	hold_budget 1 100
 	free_starts 0 8
+	busy_margin 0 100
 	fail_alloc_every 0 1000000
 	EOF
-	echo "eight parameters refuse values outside their ranges"
+	echo "nine parameters refuse values outside their ranges"
 }
 
 # A connection that sets nothing gets the default: imtcp after the sysctl.

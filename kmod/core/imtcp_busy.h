@@ -10,15 +10,17 @@
 #include "imtcp_types.h"
 
 #define IMTCP_BUSY_WINDOW_RTTS	4	/* a window of the maximum, in srtt */
+#define IMTCP_BUSY_MARGIN_MAX	100	/* the cap's margin, percent */
 
 struct imtcp_busy {
 	u64 since_us;		/* the latest ACK that showed no queue */
 	u64 start_us;		/* when the current window began */
 	u64 max_bps[2];		/* highest busy rate: this window, the last */
 	u64 recent_bps;		/* highest since the last measurement */
+	u32 margin_pct;		/* the cap: the busy rate and this much more */
 };
 
-void imtcp_busy_init(struct imtcp_busy *b, u64 now_us);
+void imtcp_busy_init(struct imtcp_busy *b, u64 now_us, u32 margin_pct);
 void imtcp_busy_ack(struct imtcp_busy *b, u64 now_us, s64 rtt_us,
 		    u32 empty_us, u32 srtt_us);
 void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,

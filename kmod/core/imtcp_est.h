@@ -62,7 +62,7 @@ struct imtcp_stream {
 
 /*
  * Whether the busy-link bounds (imtcp_busy.c) moved the latest result or
- * the estimate: held down to 5/4 of the busy delivery rate (CAP) or up
+ * the estimate: held down to the busy delivery rate's cap (CAP) or up
  * to 9/10 of its floor (FLOOR). The values are the uapi's IMTCP_BOUND_*
  * (checked at build time in imtcp_main.c).
  */

@@ -47,7 +47,7 @@ TEST(nothing_before_a_busy_interval)
 	enum imtcp_edge edge = IMTCP_EDGE_HIGH;
 	u32 rse = 50;
 
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 0);
 	EXPECT_EQ(0, imtcp_busy_bps(&b));
 	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));
 	EXPECT_EQ(90 * MBIT, imtcp_busy_bound(90 * MBIT, &b, &edge, &rse));
@@ -64,7 +64,7 @@ TEST(a_standing_queue_gives_the_delivery_rate)
 {
 	struct imtcp_busy b;
 
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 0);
 	deliver(&b, 0, 3 * SRTT, 20, BASE + 20000);
 	EXPECT_RATE(imtcp_busy_bps(&b), 20);
 }
@@ -74,7 +74,7 @@ TEST(an_empty_queue_says_nothing)
 	struct imtcp_busy b;
 	u64 t;
 
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 0);
 	t = deliver(&b, 0, 3 * SRTT, 20, EMPTY);
 	EXPECT_EQ(0, imtcp_busy_bps(&b));
 	/* one ACK without queue: samples reaching back past it do not count */
@@ -92,7 +92,7 @@ TEST(acks_without_rtt_sample_do_not_end_busy)
 {
 	struct imtcp_busy b;
 
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 0);
 	deliver(&b, 0, 3 * SRTT, 30, -1);
 	EXPECT_RATE(imtcp_busy_bps(&b), 30);
 }
@@ -103,7 +103,7 @@ TEST(the_maximum_follows_a_fall_within_two_windows)
 	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
 	u64 t;
 
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 0);
 	t = deliver(&b, 0, 2 * win, 60, BASE + 10000);
 	EXPECT_RATE(imtcp_busy_bps(&b), 60);
 	t = deliver(&b, t, win / 2, 20, BASE + 30000);
@@ -125,7 +125,7 @@ TEST(the_maximum_ages_with_acks_alone)
 	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
 	u64 t, end;
 
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 0);
 	t = deliver(&b, 0, 2 * SRTT, 20, BASE + 20000);
 	EXPECT_RATE(imtcp_busy_bps(&b), 20);
 	for (end = t + 2 * win + SRTT; t < end; t += 40000)
@@ -141,7 +141,7 @@ TEST(a_long_silence_clears_both_windows)
 	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
 	u64 t;
 
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 0);
 	t = deliver(&b, 0, 3 * win, 20, BASE + 20000);
 	EXPECT_RATE(imtcp_busy_bps(&b), 20);
 	imtcp_busy_ack(&b, t + 10 * win, BASE + 20000, EMPTY, SRTT);
@@ -153,7 +153,7 @@ TEST(a_rise_raises_it_at_once)
 	struct imtcp_busy b;
 	u64 t;
 
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 0);
 	t = deliver(&b, 0, 4 * SRTT, 20, BASE + 30000);
 	deliver(&b, t, 2 * SRTT, 60, BASE + 5000);
 	EXPECT_RATE(imtcp_busy_bps(&b), 60);
@@ -170,7 +170,7 @@ TEST(the_floor_needs_both_windows)
 	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
 	u64 t;
 
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 0);
 	t = deliver(&b, 0, win / 2, 20, BASE + 20000);
 	EXPECT_RATE(imtcp_busy_bps(&b), 20);
 	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));
@@ -194,7 +194,7 @@ TEST(the_floor_follows_a_fall_by_the_next_measurement)
 	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
 	u64 t;
 
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 0);
 	t = deliver(&b, 0, 2 * win + win / 2, 60, BASE + 10000);
 	EXPECT_RATE(imtcp_busy_floor_bps(&b), 60);
 	imtcp_busy_measured(&b);
@@ -209,38 +209,60 @@ TEST(the_floor_follows_a_fall_by_the_next_measurement)
 
 /*
  * A busy link whose windows' maxima were @cur and @last Mbit/s, and @cur
- * since the last measurement.
+ * since the last measurement; the cap @margin percent above the higher.
  */
-static struct imtcp_busy busy_of(u64 cur, u64 last)
+static struct imtcp_busy busy_of(u64 cur, u64 last, u32 margin)
 {
 	struct imtcp_busy b = { .max_bps = { cur * MBIT, last * MBIT },
-				.recent_bps = cur * MBIT };
+				.recent_bps = cur * MBIT,
+				.margin_pct = margin };
 
 	return b;
 }
 
 TEST(the_bound)
 {
-	struct imtcp_busy b = busy_of(20, 16);
+	struct imtcp_busy b = busy_of(20, 16, 0);
 	enum imtcp_edge edge = IMTCP_EDGE_NONE;
 	u32 rse = 79;
 
-	/* below 5/4 of the busy rate: untouched */
-	EXPECT_EQ(24 * MBIT, imtcp_busy_bound(24 * MBIT, &b, &edge, &rse));
+	/* at or below the busy rate: untouched */
+	EXPECT_EQ(20 * MBIT, imtcp_busy_bound(20 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	EXPECT_EQ(79, rse);
 	/* above: held there, the fit's standard error no longer applies */
-	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(58 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(20 * MBIT, imtcp_busy_bound(21 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	EXPECT_EQ(0, rse);
 	/* an upper edge held is no edge any more */
 	edge = IMTCP_EDGE_HIGH;
-	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(80 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(20 * MBIT, imtcp_busy_bound(80 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	/* a lower edge stays one */
 	edge = IMTCP_EDGE_LOW;
-	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(40 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(20 * MBIT, imtcp_busy_bound(40 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
+}
+
+/* busy_margin: the cap that far above the busy rate, at most twice it. */
+TEST(the_bound_with_a_margin)
+{
+	struct imtcp_busy b = busy_of(20, 16, 25);
+	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u32 rse = 79;
+
+	EXPECT_EQ(25 * MBIT, imtcp_busy_cap_bps(&b));
+	EXPECT_EQ(24 * MBIT, imtcp_busy_bound(24 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(79, rse);
+	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(58 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(0, rse);
+	/* the floor does not move with it */
+	EXPECT_EQ(16 * MBIT * 9 / 10,
+		  imtcp_busy_bound(9 * MBIT, &b, &edge, &rse));
+	imtcp_busy_init(&b, 0, 250);
+	EXPECT_EQ(IMTCP_BUSY_MARGIN_MAX, b.margin_pct);
+	b.max_bps[0] = 20 * MBIT;
+	EXPECT_EQ(40 * MBIT, imtcp_busy_cap_bps(&b));
 }
 
 /*
@@ -249,17 +271,19 @@ TEST(the_bound)
  */
 TEST(the_cap_between_results)
 {
-	struct imtcp_busy b = busy_of(8, 0), none = busy_of(0, 0);
+	struct imtcp_busy b = busy_of(8, 0, 25), none = busy_of(0, 0, 25);
 
 	EXPECT_EQ(10 * MBIT, imtcp_busy_cap_bps(&b));
 	EXPECT_EQ(10 * MBIT, imtcp_busy_capped(16 * MBIT, &b));
 	EXPECT_EQ(9 * MBIT, imtcp_busy_capped(9 * MBIT, &b));
 	EXPECT_EQ(0, imtcp_busy_cap_bps(&none));
 	EXPECT_EQ(16 * MBIT, imtcp_busy_capped(16 * MBIT, &none));
-	b = busy_of(8, 8);	/* a floor of 7.2: not applied here */
+	b = busy_of(8, 0, 0);	/* no margin: the busy rate itself */
+	EXPECT_EQ(8 * MBIT, imtcp_busy_capped(9 * MBIT, &b));
+	b = busy_of(8, 8, 25);	/* a floor of 7.2: not applied here */
 	EXPECT_EQ(1 * MBIT, imtcp_busy_capped(1 * MBIT, &b));
 	/* after a fall: the windows move on, and the cap with them */
-	imtcp_busy_init(&b, 0);
+	imtcp_busy_init(&b, 0, 25);
 	imtcp_busy_ack(&b, 1000, 50000, 1000, 40000);	/* busy */
 	imtcp_busy_rate(&b, 200000, 40, 1448, 120000);	/* 3.86 Mbit/s */
 	EXPECT_EQ(imtcp_busy_bps(&b) + imtcp_busy_bps(&b) / 4,
@@ -271,7 +295,7 @@ TEST(the_cap_between_results)
 
 TEST(the_floor)
 {
-	struct imtcp_busy b = busy_of(20, 16);
+	struct imtcp_busy b = busy_of(20, 16, 0);
 	enum imtcp_edge edge = IMTCP_EDGE_NONE;
 	u32 rse = 79;
 
@@ -294,7 +318,7 @@ TEST(the_floor)
 		  imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
 	/* one window without a busy rate: no floor */
-	b = busy_of(0, 20);
+	b = busy_of(0, 20, 0);
 	EXPECT_EQ(2 * MBIT, imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
 }
 

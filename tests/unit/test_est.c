@@ -309,16 +309,16 @@ TEST(a_stale_history_gives_way_only_to_a_taken_result)
 }
 
 /*
- * A result above 5/4 of the busy-link rate, or below 9/10 of its floor,
- * is held there for the estimate; the range follows the fit (and its
- * edge) all the same.
+ * A result above the busy-link cap (here 5/4 of the busy rate: a
+ * busy_margin of 25), or below 9/10 of its floor, is held there for the
+ * estimate; the range follows the fit (and its edge) all the same.
  */
 TEST(a_held_result_leaves_the_range_to_the_fit)
 {
 	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
 	/* busy at 20 in this window, none in the last: no floor yet */
 	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 0 },
-				.recent_bps = 20 * MBIT };
+				.recent_bps = 20 * MBIT, .margin_pct = 25 };
 
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 76 * MBIT,
 					     IMTCP_EDGE_NONE, 40, &b));
@@ -364,7 +364,7 @@ TEST(the_estimate_is_held_within_the_bounds_too)
 {
 	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
 	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 20 * MBIT },
-				.recent_bps = 20 * MBIT };
+				.recent_bps = 20 * MBIT, .margin_pct = 25 };
 	int i;
 
 	for (i = 0; i < 3; i++)
