@@ -295,7 +295,8 @@ static u8 held_how(u64 from, u64 to)
 
 /*
  * Take one measurement's result @fit_bps (imtcp_combine; 0: there was
- * none), with its @edge and @rse (relative standard error in permille, 0
+ * none, and the range moves past @edge if it says A lies beyond it),
+ * with its @edge and @rse (relative standard error in permille, 0
  * unknown), held within the bounds the busy link @b gives (imtcp_busy.c;
  * NULL: none) for the estimate, and the estimate after it held there
  * too (in exact replays of two accuracy runs: S1's fall from 60 to 20
@@ -321,8 +322,10 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	u64 width_bps = e->hi_bps - e->lo_bps, raw_bps, held_bps;
 	enum imtcp_edge held_edge = edge;
 
-	if (!fit_bps)
+	if (!fit_bps) {
+		imtcp_range_past_edge(e, edge, width_bps);
 		return false;
+	}
 	if (first_at_low_edge(e, edge)) {
 		imtcp_range_past_edge(e, edge, width_bps);
 		return false;

@@ -130,6 +130,7 @@ struct fit_model {
 struct fit_best {
 	u32 corr;	/* its correlation, 1/1024 */
 	u64 cap_bps;	/* the capacity its slope gives (0: none) */
+	bool over_cap;	/* a candidate lay above the capacity its fit gave */
 };
 
 /*
@@ -426,7 +427,8 @@ static bool within_capacity(u64 a_bps, u64 cap_bps)
  * offset per stream.
  * Returns the candidate's index, or IMTCP_FIT_STEPS if no candidate
  * explains any rise; @out its correlation (fit_correlation) and the
- * capacity its slope gives (fit_capacity_bps), 0 if none.
+ * capacity its slope gives (fit_capacity_bps), 0 if none, and whether a
+ * candidate was refused because that capacity lay below it.
  */
 static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 			   u64 (*inv)[IMTCP_N_MAX],
@@ -440,6 +442,7 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 
 	out->corr = 0;
 	out->cap_bps = 0;
+	out->over_cap = false;
 	for (c = 0; c < IMTCP_FIT_STEPS; c++) {
 		struct fit_sums f = { 0, 0, 0 };
 		s64 q_end = 0;
@@ -453,8 +456,10 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
 		if (f.sxx <= 0 || f.sxd <= 0)
 			continue;
 		cap_bps = fit_capacity_bps(&f, &m);
-		if (!within_capacity(m.a_bps, cap_bps))
+		if (!within_capacity(m.a_bps, cap_bps)) {
+			out->over_cap = true;
 			continue;
+		}
 		/* sxd / sqrt(sxx), times 2^16: only compared */
 		score = div64_u64((u64)f.sxd << 16, isqrt64((u64)f.sxx));
 		if (score > best) {
@@ -474,16 +479,18 @@ static u32 fit_measurement(const struct imtcp_stream *st, u32 k, u32 n,
  * whose score is highest now. Five fits of IMTCP_FIT_STEPS candidates,
  * once per measurement, over the gaps' inverse rates and the streams'
  * joins computed once. @cap_bps: the capacity the chosen fit's slope
- * gives (0: none).
+ * gives (0: none); @over_cap: whether the chosen fit refused a candidate
+ * for lying above the capacity its slope gave.
  * Without @b, the fit without a bucket from each
  * stream's lowest delay.
  */
 static u32 fit_bucket(const struct imtcp_stream *st, u32 k, u32 n,
 		      u64 lo_bps, u64 hi_bps, struct imtcp_bucket *b,
-		      u64 *cap_bps)
+		      u64 *cap_bps, bool *over_cap)
 {
 	u32 c[IMTCP_BUCKET_SEGS_MAX + 1], i, s, best = 0;
 	u64 cap[IMTCP_BUCKET_SEGS_MAX + 1];
+	bool over[IMTCP_BUCKET_SEGS_MAX + 1];
 	u64 inv[IMTCP_K_MAX][IMTCP_N_MAX];
 	struct fit_join join[IMTCP_K_MAX];
 	struct fit_model m = { 0, 0, true, 0 };
@@ -493,9 +500,12 @@ static u32 fit_bucket(const struct imtcp_stream *st, u32 k, u32 n,
 		inv_rates(&st[i], n, inv[i]);
 	fit_joins(st, k, n, join);
 	*cap_bps = 0;
-	if (!b)
-		return fit_measurement(st, k, n, inv, join, lo_bps, hi_bps, &m,
-				       &out);
+	if (!b) {
+		s = fit_measurement(st, k, n, inv, join, lo_bps, hi_bps, &m,
+				    &out);
+		*over_cap = out.over_cap;
+		return s;
+	}
 	m.from_lowest = false;
 	m.seg_bit_ns = seg_bit_ns(st, k);
 	for (s = 0; s <= IMTCP_BUCKET_SEGS_MAX; s++) {
@@ -503,6 +513,7 @@ static u32 fit_bucket(const struct imtcp_stream *st, u32 k, u32 n,
 		c[s] = fit_measurement(st, k, n, inv, join, lo_bps, hi_bps, &m,
 				       &out);
 		cap[s] = out.cap_bps;
+		over[s] = out.over_cap;
 		b->score[s] = b->score[s] - (b->score[s] >> IMTCP_BUCKET_DECAY) +
 			      out.corr;
 		if (b->score[s] > b->score[best])
@@ -510,6 +521,7 @@ static u32 fit_bucket(const struct imtcp_stream *st, u32 k, u32 n,
 	}
 	b->segs = best;
 	*cap_bps = cap[best];
+	*over_cap = over[best];
 	return c[best];
 }
 
@@ -880,16 +892,30 @@ static u64 standing_fit(const struct imtcp_stream *st, u32 k, u64 lo_bps,
 /*
  * The joint Lindley fit's result (fit_bucket) in [lo_bps, hi_bps): at
  * the lowest candidate A is at or below lo_bps (@edge). 0: no candidate
- * explains any rise.
+ * explains any rise; if a candidate was refused for lying above the
+ * capacity its fit gave, with @edge low: the streams' delays rose faster
+ * than any candidate's queue could at a capacity above it, so A lies
+ * below the range, and the range moves down (imtcp_est_update_bounded)
+ * though there is no result. Traced in the VM (MTU 1500, C = 30): after
+ * A rose from 6 to 17 Mbit/s a range of 34.7-109.7 had every stream
+ * rise and gave no result, and the next measurement's the same, for
+ * 2.1 s. Rare otherwise: 5 of 2,367 measurements of a bulk flow under
+ * steps of A (two runs), 3 of 807 of a media sender's, none of 494
+ * beside Poisson cross traffic at 60 % of C.
  */
 static u64 lindley_fit(const struct imtcp_stream *st, u32 k, u32 n,
 		       u64 lo_bps, u64 hi_bps, struct imtcp_bucket *bucket,
 		       enum imtcp_edge *edge, u64 *cap_bps)
 {
-	u32 c = fit_bucket(st, k, n, lo_bps, hi_bps, bucket, cap_bps);
+	bool over_cap;
+	u32 c = fit_bucket(st, k, n, lo_bps, hi_bps, bucket, cap_bps,
+			   &over_cap);
 
-	if (c >= IMTCP_FIT_STEPS)
+	if (c >= IMTCP_FIT_STEPS) {
+		if (over_cap)
+			*edge = IMTCP_EDGE_LOW;
 		return 0;
+	}
 	if (c == 0)
 		*edge = IMTCP_EDGE_LOW;
 	return lo_bps + div_u64((hi_bps - lo_bps) * c, IMTCP_FIT_STEPS);
@@ -905,14 +931,15 @@ static u64 lindley_fit(const struct imtcp_stream *st, u32 k, u32 n,
  * delay of an empty one), the standing-queue fit gives A; if not, the
  * joint Lindley fit places it, and at the range's lowest candidate A is
  * at or below lo_bps (edge). Returns 0 when the measurement gave no
- * answer. @rse: the result's relative standard error in permille
- * (standing_rse, for the standing-queue fit's answers), 0 if not known.
- * @bucket: what the connection has learnt of the bottleneck's bucket,
- * which the Lindley fit uses and updates (NULL: the fit without a
- * bucket). @cap_bps: the capacity the fit's slope gives
- * (fit_capacity_bps, standing_capacity), with a result that is not at an
- * edge (the fit's A there is only a bound, and its slope no better);
- * otherwise 0. One measurement's is noisy: see imtcp_cap.c.
+ * answer (with @edge low where the fit says A lies below the range).
+ * @rse: the result's relative standard error in permille (standing_rse,
+ * for the standing-queue fit's answers), 0 if not known. @bucket: what
+ * the connection has learnt of the bottleneck's bucket, which the Lindley
+ * fit uses and updates (NULL: the fit without a bucket). @cap_bps: the
+ * capacity the fit's slope gives (fit_capacity_bps, standing_capacity),
+ * with a result that is not at an edge (the fit's A there is only a
+ * bound, and its slope no better); otherwise 0. One measurement's is
+ * noisy: see imtcp_cap.c.
  */
 u64 imtcp_combine(const struct imtcp_stream *st, u32 k,
 		  const struct imtcp_est_cfg *cfg, s32 base_us,

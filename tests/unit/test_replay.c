@@ -639,3 +639,49 @@ TEST(vm_capacity_bulk_standing_queue)
 	replay_capacity(_metadata, "cbr-c20-a15.replay", 19.1, 0.1, 0.2, 8);
 	replay_capacity(_metadata, "cbr-9k-a79.replay", 99.3, 0.1, 0.2, 8);
 }
+
+/*
+ * A range wholly above A: the module's measurement 0.4 s after A rose
+ * from 5.7 to 17.0 Mbit/s (C = 30), streams at 34.7-72.2 and 72.2-109.7
+ * Mbit/s, both rising. No candidate in the range explains delays that
+ * rose that fast at a capacity above it, so there is no result, but A
+ * lies below the range: the range moves down past its lower edge to
+ * cover A (the module before had no result and kept the range, and the
+ * next measurement the same, 2.1 s without an estimate).
+ */
+TEST(vm_range_above_a_moves_down)
+{
+	struct imtcp_est_cfg cfg = {
+		.n = 10, .k = 2, .noise_us = 500, .gain_shift = 1,
+	};
+	struct imtcp_est e = { .lo_bps = 34678907, .hi_bps = 109712396,
+			       .seen = 1 };
+	enum imtcp_edge edge;
+	struct replay r;
+	u32 rse, i;
+	u64 cap;
+	FILE *f = open_replay("s1-range-above-a.replay");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_TRUE(next_measurement(f, &r));
+	fclose(f);
+	for (i = 0; i < r.k; i++) {
+		imtcp_analyse_stream(&r.st[i], &cfg, r.ceiling);
+		EXPECT_EQ(IMTCP_OUT_RISE, r.st[i].outcome);
+	}
+	EXPECT_EQ(0, imtcp_combine(r.st, r.k, &cfg, r.base, &e.bucket,
+				   &edge, &rse, &cap));
+	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
+	EXPECT_FALSE(imtcp_est_update_bounded(&e, &cfg, 0, edge, rse, NULL));
+	EXPECT_EQ(0, e.estimate_bps);
+	EXPECT_LE(e.lo_bps, 17000000);
+	EXPECT_GE(e.hi_bps, 17000000);
+	EXPECT_LT(e.hi_bps, 109712396);
+	/* no result and no edge: the range stays */
+	e.lo_bps = 34678907;
+	e.hi_bps = 109712396;
+	EXPECT_FALSE(imtcp_est_update_bounded(&e, &cfg, 0, IMTCP_EDGE_NONE, 0,
+					      NULL));
+	EXPECT_EQ(34678907, e.lo_bps);
+	EXPECT_EQ(109712396, e.hi_bps);
+}
