@@ -643,6 +643,8 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	if (fit && !outside)
 		imtcp_est_result_at(&meas->est, &meas->cfg, tp->tcp_mstamp,
 				    rtt_us);
+	if (!outside)
+		imtcp_busy_outrun(&meas->busy, fit, edge);
 	taken = !outside &&
 		imtcp_est_update_bounded(&meas->est, &meas->cfg, fit, edge, rse,
 					 &meas->busy);

@@ -30,6 +30,8 @@ u64 imtcp_busy_floor_bps(const struct imtcp_busy *b);
 void imtcp_busy_measured(struct imtcp_busy *b);
 u64 imtcp_busy_cap_bps(const struct imtcp_busy *b);
 u64 imtcp_busy_capped(u64 rate_bps, const struct imtcp_busy *b);
+bool imtcp_busy_outrun(struct imtcp_busy *b, u64 fit_bps,
+		       enum imtcp_edge edge);
 bool imtcp_busy_move_news(u64 shown_bps, u64 told_bps, u64 now_us,
 			  u64 told_us, u32 srtt_us);
 u64 imtcp_busy_hold(u64 rate_bps, const struct imtcp_busy *b);

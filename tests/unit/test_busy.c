@@ -293,6 +293,33 @@ TEST(the_cap_between_results)
 	EXPECT_EQ(16 * MBIT, imtcp_busy_capped(16 * MBIT, &b));
 }
 
+/*
+ * Streams flat above the cap (a result at the upper edge): A rose past
+ * the busy rate, whose windows are forgotten. Not for a result inside
+ * its range, nor at or under the cap, nor without a busy rate.
+ */
+TEST(streams_flat_above_the_cap_forget_it)
+{
+	struct imtcp_busy b = busy_of(6, 5, 0), none = busy_of(0, 0, 0);
+
+	EXPECT_FALSE(imtcp_busy_outrun(&b, 20 * MBIT, IMTCP_EDGE_NONE));
+	EXPECT_FALSE(imtcp_busy_outrun(&b, 20 * MBIT, IMTCP_EDGE_LOW));
+	EXPECT_FALSE(imtcp_busy_outrun(&b, 6 * MBIT, IMTCP_EDGE_HIGH));
+	EXPECT_EQ(6 * MBIT, imtcp_busy_cap_bps(&b));
+	EXPECT_FALSE(imtcp_busy_outrun(&none, 20 * MBIT, IMTCP_EDGE_HIGH));
+	b.margin_pct = 25;	/* above 6, not above the cap of 7.5 */
+	EXPECT_FALSE(imtcp_busy_outrun(&b, 7 * MBIT, IMTCP_EDGE_HIGH));
+	b.margin_pct = 0;
+	EXPECT_TRUE(imtcp_busy_outrun(&b, 17 * MBIT, IMTCP_EDGE_HIGH));
+	EXPECT_EQ(0, imtcp_busy_cap_bps(&b));
+	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));
+	EXPECT_EQ(16 * MBIT, imtcp_busy_capped(16 * MBIT, &b));
+	/* busy samples bound it again */
+	imtcp_busy_ack(&b, 1000, BASE + 20000, EMPTY, SRTT);
+	deliver(&b, 1000, SRTT, 17, BASE + 20000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 17);
+}
+
 TEST(the_floor)
 {
 	struct imtcp_busy b = busy_of(20, 16, 0);

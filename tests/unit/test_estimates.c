@@ -38,13 +38,14 @@ struct as_run {
 	u32 stale_rtts;		/* 0: never */
 	u32 fast_fall;
 	u32 busy_margin;	/* percent */
+	u32 busy_outrun;	/* imtcp_busy_outrun, as the module calls it */
 };
 
 /* The settings of the recordings below, each before the next rule came */
-static const struct as_run older_runs = { 0, 0, 25 };
-static const struct as_run stale_runs = { 32, 0, 25 };
-static const struct as_run fast_fall_runs = { 32, 1, 25 };
-static const struct as_run no_margin_runs = { 32, 1, 0 };
+static const struct as_run older_runs = { 0, 0, 25, 0 };
+static const struct as_run stale_runs = { 32, 0, 25, 0 };
+static const struct as_run fast_fall_runs = { 32, 1, 25, 0 };
+static const struct as_run no_margin_runs = { 32, 1, 0, 0 };
 
 static u64 bps(double mbit)
 {
@@ -89,6 +90,8 @@ static int replay(const char *name, struct as_run r, int *same,
 		b.max_bps[0] = bps(busy);
 		b.max_bps[1] = bps(floor_mbit);
 		b.recent_bps = bps(floor_mbit);
+		if (r.busy_outrun)
+			imtcp_busy_outrun(&b, bps(fit), edge);
 		imtcp_est_result_at(&e, &c, (u64)(t * 1e6), REPLAY_RTT_US);
 		imtcp_est_update_bounded(&e, &c, bps(fit), edge, rse, &b);
 		got = e.estimate_bps;
@@ -112,13 +115,13 @@ out:
 /*
  * Replay @name as the module ran it (@r) and expect every estimate
  * alike, the median error at most @max_err_kbps; log the error with
- * stale_rtts (32 or 0), then fast_fall, then busy_margin (25 or 0) the
- * other way beside it.
+ * stale_rtts (32 or 0), then fast_fall, then busy_margin (25 or 0), then
+ * busy_outrun the other way beside it.
  */
 static void expect_same(struct __test_metadata *_metadata, const char *name,
 			struct as_run r, int min_rows, u64 max_err_kbps)
 {
-	struct as_run o[3] = { r, r, r };
+	struct as_run o[4] = { r, r, r, r };
 	u64 err, err_other;
 	int i, same, rows = replay(name, r, &same, &err);
 
@@ -130,12 +133,13 @@ static void expect_same(struct __test_metadata *_metadata, const char *name,
 	o[0].stale_rtts = r.stale_rtts ? 0 : 32;
 	o[1].fast_fall = !r.fast_fall;
 	o[2].busy_margin = r.busy_margin ? 0 : 25;
-	for (i = 0; i < 3; i++) {
+	o[3].busy_outrun = !r.busy_outrun;
+	for (i = 0; i < 4; i++) {
 		replay(name, o[i], &same, &err_other);
-		TH_LOG("%s: with stale_rtts %u, fast_fall %u, busy_margin %u: "
-		       "%d alike, median error %llu kbit/s",
+		TH_LOG("%s: with stale_rtts %u, fast_fall %u, busy_margin %u, "
+		       "busy_outrun %u: %d alike, median error %llu kbit/s",
 		       name, o[i].stale_rtts, o[i].fast_fall,
-		       o[i].busy_margin, same,
+		       o[i].busy_margin, o[i].busy_outrun, same,
 		       (unsigned long long)err_other);
 		EXPECT_LE(err_other, max_err_kbps);
 	}
