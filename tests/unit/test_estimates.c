@@ -46,6 +46,7 @@ static const struct as_run older_runs = { 0, 0, 25, 0 };
 static const struct as_run stale_runs = { 32, 0, 25, 0 };
 static const struct as_run fast_fall_runs = { 32, 1, 25, 0 };
 static const struct as_run no_margin_runs = { 32, 1, 0, 0 };
+static const struct as_run outrun_runs = { 32, 1, 0, 1 };
 
 static u64 bps(double mbit)
 {
@@ -227,6 +228,24 @@ TEST(s1_mtu1500_no_busy_margin)
 TEST(s3_60_poisson_no_busy_margin)
 {
 	expect_same(_metadata, "acc1500bm-s3-60.est.csv", no_margin_runs, 200,
+		    2500);
+}
+
+/*
+ * Recorded 2026-12-01 with imtcp_busy_outrun (build/vm/rl2/r1:
+ * BENCH_ONLY="S1 S3", C = 30, MTU 1500, busy_margin 0): streams flat
+ * above the busy cap make the connection forget its busy rates, checked
+ * to the bit (the busy rates in the rows are those before each result).
+ */
+TEST(s1_mtu1500_busy_outrun)
+{
+	expect_same(_metadata, "acc1500or-s1.est.csv", outrun_runs, 1000,
+		    1500);
+}
+
+TEST(s3_60_poisson_busy_outrun)
+{
+	expect_same(_metadata, "acc1500or-s3-60.est.csv", outrun_runs, 120,
 		    2500);
 }
 
