@@ -322,11 +322,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	u64 width_bps = e->hi_bps - e->lo_bps, raw_bps, held_bps;
 	enum imtcp_edge held_edge = edge;
 
-	if (!fit_bps) {
-		imtcp_range_past_edge(e, edge, width_bps);
-		return false;
-	}
-	if (first_at_low_edge(e, edge)) {
+	if (!fit_bps || first_at_low_edge(e, edge)) {
 		imtcp_range_past_edge(e, edge, width_bps);
 		return false;
 	}

@@ -539,21 +539,28 @@ TEST(equally_imprecise_results_count_in_full)
 }
 
 /*
- * An estimate of 50 from five results of 50 (standard error 5 %), and
- * then @a, @b and @c (@c 0: none) of standard error @rse permille.
+ * With @c_cfg, an estimate of 50 from six results of 50 (standard error
+ * 5 %), and then @a, @b and @c (@c 0: none) of standard error @rse
+ * permille.
  */
-static u64 after_three_rse(u64 a, u64 b, u64 c, u32 rse)
+static u64 after_results(const struct imtcp_est_cfg *c_cfg, u64 a, u64 b,
+			 u64 c, u32 rse)
 {
 	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
 	u32 i;
 
 	for (i = 0; i < 6; i++)
-		imtcp_est_update(&e, &cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50);
-	imtcp_est_update(&e, &cfg, a, IMTCP_EDGE_NONE, rse);
-	imtcp_est_update(&e, &cfg, b, IMTCP_EDGE_NONE, rse);
+		imtcp_est_update(&e, c_cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50);
+	imtcp_est_update(&e, c_cfg, a, IMTCP_EDGE_NONE, rse);
+	imtcp_est_update(&e, c_cfg, b, IMTCP_EDGE_NONE, rse);
 	if (c)
-		imtcp_est_update(&e, &cfg, c, IMTCP_EDGE_NONE, rse);
+		imtcp_est_update(&e, c_cfg, c, IMTCP_EDGE_NONE, rse);
 	return e.estimate_bps;
+}
+
+static u64 after_three_rse(u64 a, u64 b, u64 c, u32 rse)
+{
+	return after_results(&cfg, a, b, c, rse);
 }
 
 static u64 after_three(u64 a, u64 b, u64 c)
@@ -596,20 +603,10 @@ static const struct imtcp_est_cfg fall_cfg = {
 	.n = 10, .k = 4, .noise_us = 150, .gain_shift = 1, .fast_fall = 1,
 };
 
-/*
- * With fast_fall the estimate of 50 (from six results of 50, standard
- * error 5 %) after results @a and @b of standard error @rse permille.
- */
+/* after_results with fast_fall: two results @a and @b after the 50s. */
 static u64 fast_after_two(u64 a, u64 b, u32 rse)
 {
-	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
-	u32 i;
-
-	for (i = 0; i < 6; i++)
-		imtcp_est_update(&e, &fall_cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50);
-	imtcp_est_update(&e, &fall_cfg, a, IMTCP_EDGE_NONE, rse);
-	imtcp_est_update(&e, &fall_cfg, b, IMTCP_EDGE_NONE, rse);
-	return e.estimate_bps;
+	return after_results(&fall_cfg, a, b, 0, rse);
 }
 
 /*
