@@ -323,7 +323,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	enum imtcp_edge held_edge = edge;
 
 	if (!fit_bps || first_at_low_edge(e, edge)) {
-		imtcp_range_past_edge(e, edge, width_bps);
+		imtcp_range_past_edge(e, edge, width_bps, fit_bps);
 		return false;
 	}
 	settle_history(e);
@@ -342,7 +342,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	e->held = held_bps != e->estimate_bps ?
 		  held_how(e->estimate_bps, held_bps) : held_how(fit_bps, raw_bps);
 	e->estimate_bps = held_bps;
-	if (imtcp_range_past_edge(e, edge, width_bps))
+	if (imtcp_range_past_edge(e, edge, width_bps, fit_bps))
 		return true;
 	imtcp_range_around(e, fit_bps, 2 * hist_spread(e));
 	return true;

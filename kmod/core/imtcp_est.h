@@ -194,7 +194,7 @@ u64 imtcp_median_bps(const u64 *bps, u32 n);
 s32 imtcp_lowest_delay_us(const struct imtcp_stream *st);
 u32 imtcp_rel_delays(const struct imtcp_stream *st, s32 *d);
 bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge,
-			   u64 width_bps);
+			   u64 width_bps, u64 result_bps);
 void imtcp_range_around(struct imtcp_est *e, u64 fit_bps, u64 spread_bps);
 
 #endif /* _IMTCP_EST_H */

@@ -218,6 +218,26 @@ TEST(edge_results_widen_the_range)
 	EXPECT_EQ(2, e.count);
 }
 
+/*
+ * An upper-edge result below the range's top (a measurement that probed
+ * only part of its range) moves the range from the result, not from the
+ * top it did not reach; one above the top (a stream carried over from a
+ * higher range) from the top, as before.
+ */
+TEST(an_upper_edge_below_the_top_moves_from_the_result)
+{
+	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
+
+	imtcp_est_update(&e, &cfg, 48 * MBIT, IMTCP_EDGE_HIGH, 0);
+	EXPECT_EQ(38 * MBIT, e.lo_bps);		/* 48 - 20 / 2 */
+	EXPECT_EQ(78 * MBIT, e.hi_bps);		/* 48 + 20 + 20 / 2 */
+	e.lo_bps = 40 * MBIT;
+	e.hi_bps = 60 * MBIT;
+	imtcp_est_update(&e, &cfg, 70 * MBIT, IMTCP_EDGE_HIGH, 0);
+	EXPECT_EQ(50 * MBIT, e.lo_bps);
+	EXPECT_EQ(90 * MBIT, e.hi_bps);
+}
+
 TEST(range_centres_on_the_result)
 {
 	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
