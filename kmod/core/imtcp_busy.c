@@ -68,15 +68,21 @@
  */
 #include "imtcp_busy.h"
 
+/* No busy rate known: both windows' maxima and the recent one empty. */
+static void forget_rates(struct imtcp_busy *b)
+{
+	b->max_bps[0] = 0;
+	b->max_bps[1] = 0;
+	b->recent_bps = 0;
+}
+
 /* @margin_pct: the cap's margin (imtcp_busy_cap_bps), at most 100. */
 void imtcp_busy_init(struct imtcp_busy *b, u64 now_us, u32 margin_pct)
 {
 	b->margin_pct = min_t(u32, margin_pct, IMTCP_BUSY_MARGIN_MAX);
 	b->since_us = now_us;
 	b->start_us = now_us;
-	b->max_bps[0] = 0;
-	b->max_bps[1] = 0;
-	b->recent_bps = 0;
+	forget_rates(b);
 }
 
 /*
@@ -202,9 +208,7 @@ bool imtcp_busy_outrun(struct imtcp_busy *b, u64 fit_bps,
 
 	if (edge != IMTCP_EDGE_HIGH || !cap_bps || fit_bps <= cap_bps)
 		return false;
-	b->max_bps[0] = 0;
-	b->max_bps[1] = 0;
-	b->recent_bps = 0;
+	forget_rates(b);
 	return true;
 }
 
