@@ -767,7 +767,7 @@ static void tell_move(const struct sock *sk, struct imtcp_meas *meas, u64 bps)
 /*
  * Between results, the published estimate stays under the busy-link cap
  * as it is now (core/imtcp_busy.c): a fall of A shows in the delivery
- * rate within 4-8 srtt, where a thin window's next result may be
+ * rate within 2-4 srtt, where a thin window's next result may be
  * seconds away. Only what is published moves (and back up, to the
  * estimate, when the cap rises again); the estimate itself, and so its
  * smoothing, changes only with results. An estimate unpublished (beyond
@@ -957,6 +957,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	meas->carry = params.carry;
 	meas->outrun = params.outrun;
 	imtcp_busy_init(&meas->busy, tcp_clock_us(), params.busy_margin);
+	imtcp_busy_set_window(&meas->busy, params.busy_window_rtts);
 	sock_diag_save_cookie(sk, cookie);
 	meas->entry.cookie = (u64)cookie[1] << 32 | cookie[0];
 	set_identity(sk, meas);

@@ -20,6 +20,7 @@ static unsigned int stale_rtts = 32;
 static unsigned int hold_budget = 2;
 static unsigned int free_starts = 2;
 static unsigned int busy_margin;
+static unsigned int busy_window_rtts = IMTCP_BUSY_WINDOW_RTTS;
 static unsigned int fail_alloc_every;
 static bool measure = true;
 static bool carry = true;
@@ -47,6 +48,7 @@ IMTCP_UINT_RANGE(stale, 0, 10000);
 IMTCP_UINT_RANGE(budget, 1, IMTCP_BUDGET_MAX);
 IMTCP_UINT_RANGE(free_starts, 0, IMTCP_FREE_MAX);
 IMTCP_UINT_RANGE(busy_margin, 0, IMTCP_BUSY_MARGIN_MAX);
+IMTCP_UINT_RANGE(busy_window, 1, IMTCP_BUSY_WINDOW_MAX);
 IMTCP_UINT_RANGE(fail_alloc, 0, 1000000);
 
 module_param_cb(stream_len, &stream_len_ops, &stream_len, 0644);
@@ -64,7 +66,9 @@ MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segme
 module_param_cb(free_starts, &free_starts_ops, &free_starts, 0644);
 MODULE_PARM_DESC(free_starts, "measurements at a connection's start, until its first estimate, that may begin while the hold budget is in debt (0-8, default 2)");
 module_param_cb(busy_margin, &busy_margin_ops, &busy_margin, 0644);
-MODULE_PARM_DESC(busy_margin, "while the bottleneck's queue stands, the estimate is held at most this many percent above the highest rate the connection was delivered at over the last 4-8 srtt (0-100, default 0)");
+MODULE_PARM_DESC(busy_margin, "while the bottleneck's queue stands, the estimate is held at most this many percent above the highest rate the connection was delivered at over the last 2-4 srtt (busy_window_rtts; 0-100, default 0)");
+module_param_cb(busy_window_rtts, &busy_window_ops, &busy_window_rtts, 0644);
+MODULE_PARM_DESC(busy_window_rtts, "the busy-link bounds take the highest rate the connection was delivered at while the queue stood over the last one to two windows of this many srtt (1-16, default 2)");
 module_param_cb(fail_alloc_every, &fail_alloc_ops, &fail_alloc_every, 0644);
 MODULE_PARM_DESC(fail_alloc_every, "testing: fail every Nth allocation of a socket's measurement state, as a failed GFP_NOWAIT allocation would (0-1000000, default 0 = never); such sockets run as plain Reno and count in alloc_failed");
 module_param(measure, bool, 0644);
@@ -103,6 +107,7 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->hold_budget = READ_ONCE(hold_budget);
 	p->free_starts = READ_ONCE(free_starts);
 	p->busy_margin = READ_ONCE(busy_margin);
+	p->busy_window_rtts = READ_ONCE(busy_window_rtts);
 	p->carry = READ_ONCE(carry);
 	p->outrun = READ_ONCE(outrun);
 }

@@ -10,6 +10,7 @@ struct imtcp_params {
 	u32 hold_budget;		/* percent */
 	u32 free_starts;
 	u32 busy_margin;			/* percent over the busy rate */
+	u32 busy_window_rtts;		/* a window of the busy maximum */
 	bool carry;			/* carry a measurement's newest stream */
 	bool outrun;			/* flat streams above it forget served rates */
 };

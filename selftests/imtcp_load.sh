@@ -60,9 +60,10 @@ test_params_range_checked() {
 	hold_budget 1 100
 	free_starts 0 8
 	busy_margin 0 100
+	busy_window_rtts 1 16
 	fail_alloc_every 0 1000000
 	EOF
-	echo "nine parameters refuse values outside their ranges"
+	echo "ten parameters refuse values outside their ranges"
 }
 
 # A connection that sets nothing gets the default: imtcp after the sysctl.

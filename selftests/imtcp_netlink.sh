@@ -326,7 +326,7 @@ PY
 }
 
 # Between results the figure a socket shows follows the busy cap down
-# (a fall of A shows in the delivery rate within 4-8 srtt, where a thin
+# (a fall of A shows in the delivery rate within 2-4 srtt, where a thin
 # window's next result may be seconds away); listeners hear that as
 # move events, so that what they last heard stays near what a dump
 # reads. A bulk flow behind 20 Mbit/s, the bottleneck then at 4, with

@@ -13,9 +13,10 @@
  * read 34-59 Mbit/s for a delivery rate of 20-30 (traced: the delays of
  * those streams really did rise as if A were 43-76). Such a result is
  * held at the highest rate the connection was delivered at over busy
- * intervals in the last 4-8 srtt, or b->margin_pct above it (the module's
+ * intervals in the last one to two windows of b->window_rtts srtt (the
+ * module's busy_window_rtts, default 2), or b->margin_pct above it (its
  * busy_margin, default 0). That highest rate already lies above A where
- * the cross traffic scatters (it is the maximum of the samples of 4-8
+ * the cross traffic scatters (it is the maximum of the samples of 2-4
  * srtt), so a margin on top only let high results through: in 79 recorded
  * runs at MTU 1500 (C = 30 Mbit/s) replayed with no margin instead of
  * 5/4, a bulk flow's mean median / p90 error fell from 2.74 / 7.59 to
@@ -24,10 +25,10 @@
  * that delivers less than A while its queue stands (a shaper losing
  * capacity to late timers: at MTU 9000 and C = 100 in the VM, 5/4 did
  * better, 3.25 / 7.59 Mbit/s against 3.82 / 8.69 in S1). A falling A
- * brings the bound down within 8 srtt; a rising one raises it at once
+ * brings the bound down within two windows; a rising one raises it at once
  * where the queue still stands, as the connection takes the room; where
  * the queue empties as A rises, no interval is busy any more, and the
- * windows keep the old rate until they end (4-8 srtt), which with no
+ * windows keep the old rate until they end (2-4 srtt), which with no
  * margin held the estimate there (replayed: 15 of 44 rises of A followed
  * within 10 RTT, against 17; once the cap stood at 13.0 Mbit/s for 0.3 s
  * after A rose to 16.8), until a measurement's streams that stay flat
@@ -35,6 +36,17 @@
  * While a queue still holds more of the connection's data than it would
  * at A (after a slow start's overshoot) the connection gets more than A:
  * the bound is loose then, not wrong.
+ *
+ * Windows of 2 srtt, not 4 (before 2026-12-01): where A falls while the
+ * connection's window is large, Reno's loss recovery follows and nothing
+ * is measured for a few RTT, so the cap is what brings the published
+ * figure down. In the VM (MTU 1500, C = 30, S1's fall from 60 to 20 % of
+ * C, published figure to within 10 % of C) windows of 2 srtt took 6.9
+ * and 9.9 RTT (one boot, alternating with 4: 11.1 and 12.8), and 8.6,
+ * 8.3, 8.7, 7.6 in the next; windows of 4 had taken 9.7-14.5 in the
+ * day's earlier boots. The published figure's error over S1 was the same
+ * (median / p90 1.5-1.7 / 4.4-5.8 % of C with 2, 1.6 / 4.2-4.9 with 4),
+ * and under Poisson cross traffic the results' too.
  *
  * The same rate bounds a result from below: over a time in which the
  * queue neither grows nor drains, the connection cannot have been
@@ -54,7 +66,7 @@
  * where it was, and where A is small results come seconds apart. So
  * between results too, what is published is held under the cap as it
  * is at each ACK (imtcp_busy_capped; imtcp_meas.c): a fall of A shows
- * within the 4-8 srtt the windows take, without waiting for a result
+ * within the 2-4 srtt the windows take, without waiting for a result
  * (traced in the VM: an MPTCP subflow whose path fell from 8 to 1
  * Mbit/s had its next result 9 s later, and its estimate read the old
  * level until then while its busy rate read 1.0).
@@ -80,18 +92,25 @@ static void forget_rates(struct imtcp_busy *b)
 void imtcp_busy_init(struct imtcp_busy *b, u64 now_us, u32 margin_pct)
 {
 	b->margin_pct = min_t(u32, margin_pct, IMTCP_BUSY_MARGIN_MAX);
+	b->window_rtts = IMTCP_BUSY_WINDOW_RTTS;
 	b->since_us = now_us;
 	b->start_us = now_us;
 	forget_rates(b);
 }
 
+/* Each window of the maximum @rtts srtt long, 1 to IMTCP_BUSY_WINDOW_MAX. */
+void imtcp_busy_set_window(struct imtcp_busy *b, u32 rtts)
+{
+	b->window_rtts = clamp_t(u32, rtts, 1, IMTCP_BUSY_WINDOW_MAX);
+}
+
 /*
- * Start a new window of the maximum every IMTCP_BUSY_WINDOW_RTTS srtt;
+ * Start a new window of the maximum every b->window_rtts srtt;
  * after two windows' time or more without one, both are over.
  */
 static void next_window(struct imtcp_busy *b, u64 now_us, u32 srtt_us)
 {
-	u64 win_us = (u64)srtt_us * IMTCP_BUSY_WINDOW_RTTS;
+	u64 win_us = (u64)srtt_us * b->window_rtts;
 
 	if (now_us - b->start_us < win_us)
 		return;
@@ -161,9 +180,9 @@ u64 imtcp_busy_bps(const struct imtcp_busy *b)
  * since the last measurement ended; 0 unless all three had one. What
  * the connection gets beyond A while a queue it overfilled drains (a
  * slow start's overshoot) lasts an RTT or two, so it rarely fills both
- * windows of 4 srtt, while a queue that stands at A does; and after A
- * falls the rate since the last measurement follows by the next one,
- * where the windows took 4-8 srtt (in an accuracy run a result of 35.0
+ * windows, while a queue that stands at A does; and after A falls the
+ * rate since the last measurement follows by the next one, where the
+ * windows (then of 4 srtt) took 4-8 srtt (in an accuracy run a result of 35.0
  * for A = 38.1 was held at 51.4, 0.2 s after A fell from 59.5).
  */
 u64 imtcp_busy_floor_bps(const struct imtcp_busy *b)
@@ -195,7 +214,7 @@ u64 imtcp_busy_cap_bps(const struct imtcp_busy *b)
  * while its queue stood, and that queue has since emptied (a stream
  * above A on a standing queue rises), so the windows' maxima are
  * forgotten and bound nothing until busy samples come again. Without
- * this a rise of A was held at the old rate for up to 8 srtt, and the
+ * this a rise of A was held at the old rate for up to two windows, and the
  * results held there kept the median low for three more: in the VM
  * (MTU 1500, C = 30) a rise from 5.7 to 16.9 Mbit/s read 5.7 for 51
  * RTT while results of 16.6-23.9 came within 0.32 s. Returns whether
@@ -227,7 +246,7 @@ u64 imtcp_busy_capped(u64 rate_bps, const struct imtcp_busy *b)
  * larger of the two away, and at least @srtt_us has passed since they
  * last heard. The eighth is the busy rate's own scatter, so the cap's
  * jitter at a steady A tells nothing; the srtt spaces the news of a
- * fall (4-8 srtt long) to a few messages. A figure that stays off is
+ * fall (2-4 srtt long) to a few messages. A figure that stays off is
  * told once the srtt has passed, with whatever ACK comes then.
  */
 bool imtcp_busy_move_news(u64 shown_bps, u64 told_bps, u64 now_us,

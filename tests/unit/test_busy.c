@@ -113,6 +113,35 @@ TEST(the_maximum_follows_a_fall_within_two_windows)
 }
 
 /*
+ * busy_window_rtts: windows of 2 srtt (the default) take a fall within
+ * 2-4 srtt (here 3), where those of 4 still hold the old rate; a length
+ * out of range is held at 1 or IMTCP_BUSY_WINDOW_MAX.
+ */
+TEST(a_shorter_window_follows_a_fall_sooner)
+{
+	struct imtcp_busy b, d;
+	u64 t;
+
+	imtcp_busy_init(&b, 0, 0);
+	imtcp_busy_init(&d, 0, 0);
+	EXPECT_EQ(IMTCP_BUSY_WINDOW_RTTS, b.window_rtts);
+	EXPECT_EQ(2, b.window_rtts);		/* the default */
+	imtcp_busy_set_window(&d, 4);		/* the default before */
+	EXPECT_EQ(4, d.window_rtts);
+	deliver(&d, 0, 8 * SRTT, 60, BASE + 10000);
+	t = deliver(&b, 0, 8 * SRTT, 60, BASE + 10000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 60);
+	deliver(&d, t, 3 * SRTT, 20, BASE + 30000);
+	deliver(&b, t, 3 * SRTT, 20, BASE + 30000);
+	EXPECT_RATE(imtcp_busy_bps(&b), 20);
+	EXPECT_RATE(imtcp_busy_bps(&d), 60);
+	imtcp_busy_set_window(&b, 0);
+	EXPECT_EQ(1, b.window_rtts);
+	imtcp_busy_set_window(&b, IMTCP_BUSY_WINDOW_MAX + 1);
+	EXPECT_EQ(IMTCP_BUSY_WINDOW_MAX, b.window_rtts);
+}
+
+/*
  * An application-limited sender offers no rate samples (imtcp_meas.c),
  * but its ACKs keep coming: a busy rate it had once (its first slow
  * start) must age out with them, not bound its results for the rest of
@@ -171,13 +200,13 @@ TEST(the_floor_needs_both_windows)
 	u64 t;
 
 	imtcp_busy_init(&b, 0, 0);
-	t = deliver(&b, 0, win / 2, 20, BASE + 20000);
+	t = deliver(&b, 0, win, 20, BASE + 20000);
 	EXPECT_RATE(imtcp_busy_bps(&b), 20);
 	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));
 	t = deliver(&b, t, win, 20, BASE + 20000);
 	EXPECT_RATE(imtcp_busy_floor_bps(&b), 20);
-	/* 90 for two srtt, then 20 again: the maximum is 90, the floor 20 */
-	t = deliver(&b, t, 2 * SRTT, 90, BASE + 30000);
+	/* 90 for one srtt, then 20 again: the maximum is 90, the floor 20 */
+	t = deliver(&b, t, SRTT, 90, BASE + 30000);
 	t = deliver(&b, t, win, 20, BASE + 20000);
 	EXPECT_RATE(imtcp_busy_bps(&b), 90);
 	EXPECT_RATE(imtcp_busy_floor_bps(&b), 20);
@@ -199,11 +228,11 @@ TEST(the_floor_follows_a_fall_by_the_next_measurement)
 	EXPECT_RATE(imtcp_busy_floor_bps(&b), 60);
 	imtcp_busy_measured(&b);
 	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));	/* nothing since */
-	t = deliver(&b, t, SRTT, 40, BASE + 20000);
+	t = deliver(&b, t, SRTT / 2, 40, BASE + 20000);
 	EXPECT_RATE(imtcp_busy_bps(&b), 60);
 	EXPECT_RATE(imtcp_busy_floor_bps(&b), 40);
 	/* the highest since: a lower sample after it does not lower it */
-	deliver(&b, t, SRTT / 2, 30, BASE + 20000);
+	deliver(&b, t, SRTT / 4, 30, BASE + 20000);
 	EXPECT_RATE(imtcp_busy_floor_bps(&b), 40);
 }
 
