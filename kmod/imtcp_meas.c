@@ -654,6 +654,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	if (!taken || withdraw_if_short(meas))
 		return;
 	imtcp_cu_estimated(&meas->cu);
+	imtcp_cu_off(&meas->cu, meas->est.off);
 	say_why(meas);
 	publish_estimate(meas, busy);
 	imtcp_count_estimate(meas->entry.net);
@@ -954,6 +955,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_cu_init(&meas->cu, meas->cfg.n);
 	imtcp_cu_set_budget(&meas->cu, params.hold_budget);
 	imtcp_cu_set_free_starts(&meas->cu, params.free_starts);
+	imtcp_cu_set_off_debt(&meas->cu, params.off_debt_rtts);
 	meas->carry = params.carry;
 	meas->outrun = params.outrun;
 	imtcp_busy_init(&meas->busy, tcp_clock_us(), params.busy_margin);

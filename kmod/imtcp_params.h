@@ -9,6 +9,7 @@ struct imtcp_params {
 	struct imtcp_est_cfg est;	/* stream_len ... stale_rtts */
 	u32 hold_budget;		/* percent */
 	u32 free_starts;
+	u32 off_debt_rtts;		/* srtt of budget an off result lends */
 	u32 busy_margin;			/* percent over the busy rate */
 	u32 busy_window_rtts;		/* a window of the busy maximum */
 	bool carry;			/* carry a measurement's newest stream */

@@ -175,6 +175,7 @@ TRACE_EVENT(imtcp_estimate,
 			     __field(u32, held)
 			     __field(u32, bucket)
 			     __field(u64, cap_bps)
+			     __field(u32, off)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->bps = e->estimate_bps;
@@ -192,13 +193,15 @@ TRACE_EVENT(imtcp_estimate,
 			   __entry->held = e->held;
 			   __entry->bucket = e->bucket.segs;
 			   __entry->cap_bps = e->cap.median_bps;
+			   __entry->off = e->off;
 	    ),
-	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu floor=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u held=%u bucket=%u cap=%llu",
+	    TP_printk("cookie=%llu bps=%llu raw=%llu busy=%llu floor=%llu range=%llu-%llu edge=%u srtt_us=%u cwnd=%u m=%u count=%u rse=%u held=%u bucket=%u cap=%llu off=%u",
 		      __entry->cookie, __entry->bps, __entry->raw_bps,
 		      __entry->busy_bps, __entry->floor_bps, __entry->lo_bps,
 		      __entry->hi_bps, __entry->edge, __entry->srtt_us,
 		      __entry->cwnd, __entry->m, __entry->count, __entry->rse,
-		      __entry->held, __entry->bucket, __entry->cap_bps)
+		      __entry->held, __entry->bucket, __entry->cap_bps,
+		      __entry->off)
 );
 
 TRACE_DEFINE_ENUM(IMTCP_REASON_NONE);

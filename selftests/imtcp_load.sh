@@ -59,11 +59,12 @@ test_params_range_checked() {
 	stale_rtts 0 10000
 	hold_budget 1 100
 	free_starts 0 8
+	off_debt_rtts 0 256
 	busy_margin 0 100
 	busy_window_rtts 1 16
 	fail_alloc_every 0 1000000
 	EOF
-	echo "ten parameters refuse values outside their ranges"
+	echo "eleven parameters refuse values outside their ranges"
 }
 
 # A connection that sets nothing gets the default: imtcp after the sysctl.

@@ -71,6 +71,10 @@
  * dropped (traced at MTU 9000: the next measurement then waited 2-3 s
  * for the budget). They are charged as any, so the debt is paid off
  * later and over time holds still cost at most hold_budget percent.
+ * So do the measurements that a result off the estimate lets start in
+ * debt (imtcp_cu_off): a change of A is likely then, and the next
+ * results decide whether the estimate follows; they borrow at most
+ * off_debt_rtts srtt of the budget, so the debt stays bounded.
  * The first queue_us of each hold and of its stream's lateness are free
  * (the standing queue: srtt - min_rtt, less the RTT's variation, which is
  * noise and not queue): while a standing queue drains, the bottleneck
@@ -116,6 +120,8 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->first_len = 0;
 	cu->app_paced = 0;
 	cu->carried = 0;
+	cu->off = 0;
+	cu->off_debt_rtts = IMTCP_OFF_DEBT_RTTS;
 	cu->carried_us = 0;
 	cu->burst_seq = 0;
 	cu->rest_until_us = 0;
@@ -451,6 +457,17 @@ static bool stream_at_hand(const struct imtcp_cu *cu,
 }
 
 /*
+ * The latest result lay off the estimate (imtcp_cu_off) and the debt is
+ * one the budget pays off within cu->off_debt_rtts srtt.
+ */
+static bool off_may_borrow(const struct imtcp_cu *cu,
+			   const struct imtcp_cu_view *v)
+{
+	return cu->off && cu->off_debt_rtts &&
+	       cu->credit >= -(s64)cu->budget * v->srtt_us * cu->off_debt_rtts;
+}
+
+/*
  * A new measurement may start; a started one goes on regardless. Neither
  * holds while resting after a failed hold, unless its stream is at hand.
  */
@@ -458,7 +475,8 @@ static bool may_start(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	if (resting(cu, v->now_us) && !stream_at_hand(cu, v))
 		return false;
-	return !measurement_new(cu) || !in_debt(cu) || cu->free_starts;
+	return !measurement_new(cu) || !in_debt(cu) || cu->free_starts ||
+	       off_may_borrow(cu, v);
 }
 
 /*
@@ -907,6 +925,31 @@ void imtcp_cu_result(struct imtcp_cu *cu, bool ok)
 		if (cu->m > IMTCP_M_MIN)
 			cu->m--;
 	}
+}
+
+/* off_debt_rtts: 0 (never borrow) to IMTCP_OFF_DEBT_MAX srtt. */
+void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts)
+{
+	cu->off_debt_rtts = min_t(u32, rtts, IMTCP_OFF_DEBT_MAX);
+}
+
+/*
+ * Whether the estimate's latest result lay off it (imtcp_est.c's
+ * lies_off): A has likely changed, and the estimate follows only once
+ * more results say so. Until a result that does not lie off, a new
+ * measurement may start in debt, as long as the budget would pay that
+ * off within cu->off_debt_rtts srtt (the module's off_debt_rtts): the debt stays bounded, so over
+ * time holds still cost at most hold_budget percent, and the
+ * measurements it buys come where they count, after a change, and are
+ * paid for by fewer after it. Traced before (the VM, MTU 1500, C = 30,
+ * a bulk flow): after A rose from 20 to 60 % of C, the first result
+ * read the rise within a few RTT, and the next two came 0.6 and 0.75 s
+ * later, the budget in debt from holds on the thin window the fall
+ * before had left; the estimate followed after 30 RTT.
+ */
+void imtcp_cu_off(struct imtcp_cu *cu, bool off)
+{
+	cu->off = off;
 }
 
 /*

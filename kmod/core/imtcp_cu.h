@@ -31,6 +31,14 @@
 #define IMTCP_FREE_MAX	8
 
 /*
+ * After a result off the estimate (imtcp_cu_off), a measurement may start
+ * in debt while the budget would pay the debt off within off_debt_rtts
+ * srtt: by default so many, at most IMTCP_OFF_DEBT_MAX.
+ */
+#define IMTCP_OFF_DEBT_RTTS	32
+#define IMTCP_OFF_DEBT_MAX	256
+
+/*
  * After a failed hold no hold begins for srtt << min(failed holds in a
  * row - 1, IMTCP_REST_SHIFT_MAX): 1, 2, 4 ... 64 srtt.
  */
@@ -74,6 +82,8 @@ struct imtcp_cu {
 	u8 first_len;	/* no length known: the last write's (0: N) */
 	u8 app_paced;	/* writes come after quiet times, none waited */
 	u8 carried;	/* stream 0 is the last measurement's newest */
+	u8 off;		/* the latest result lay off the estimate */
+	u16 off_debt_rtts;/* then a start may borrow so many srtt of budget */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 carried_us;	/* when it was carried over */
 	u32 rest_until_us;
@@ -133,6 +143,8 @@ bool imtcp_cu_writes_short(const struct imtcp_cu *cu);
 u8 imtcp_cu_reason(const struct imtcp_cu *cu, u8 reason, bool shown);
 bool imtcp_cu_app_sets_pace(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
+void imtcp_cu_off(struct imtcp_cu *cu, bool off);
+void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts);
 bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 n, u32 now_us);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us);

@@ -126,6 +126,21 @@ static u64 step_level(const struct imtcp_est *e, const struct imtcp_est_cfg *c)
 }
 
 /*
+ * Does @raw_bps, the result just added, lie off the estimate it found:
+ * more than a quarter of it away and more than the recent results'
+ * spread (fast_fall's distance, on either side)? A change of A is then
+ * likely, and the estimate moves only once more results say so: the
+ * control unit lets the next measurements start sooner (imtcp_cu_off).
+ */
+static bool lies_off(const struct imtcp_est *e, u64 raw_bps)
+{
+	u64 s = e->estimate_bps;
+	u64 d = raw_bps > s ? raw_bps - s : s - raw_bps;
+
+	return s && d > max_t(u64, s >> 2, hist_spread(e));
+}
+
+/*
  * The reported estimate: a short median (one stream set sees A over a
  * few ms, where bursty cross traffic makes single results scatter
  * without bias), then an EWMA with gain 2^-gain_shift, scaled by that
@@ -337,6 +352,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	e->hist_pos = (e->hist_pos + 1) % IMTCP_HIST;
 	if (e->nhist < IMTCP_HIST)
 		e->nhist++;
+	e->off = lies_off(e, raw_bps);
 	smooth(e, c);
 	held_bps = b ? imtcp_busy_hold(e->estimate_bps, b) : e->estimate_bps;
 	e->held = held_bps != e->estimate_bps ?

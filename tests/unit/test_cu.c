@@ -1782,6 +1782,48 @@ TEST(an_estimate_ends_the_free_starts)
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);	/* in debt: waits */
 }
 
+/*
+ * A result off the estimate (imtcp_cu_off): the next measurement starts
+ * in debt, as long as the budget pays that off within
+ * IMTCP_OFF_DEBT_RTTS srtt; a result on it ends that.
+ */
+TEST(a_result_off_the_estimate_borrows_a_bounded_debt)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	s64 bound;
+	u32 f;
+
+	v.srtt_us = 40000;
+	cu = budgeted(10, &v);
+	bound = -(s64)10 * v.srtt_us * IMTCP_OFF_DEBT_RTTS;
+	EXPECT_EQ(IMTCP_OFF_DEBT_RTTS, cu.off_debt_rtts);
+	f = measure_once(&cu, &v, 1000);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	ASSERT_TRUE(cu.credit < 0);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);	/* in debt: waits */
+	imtcp_cu_off(&cu, true);
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);	/* borrows */
+	f = measure_once(&cu, &v, 1000);
+	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
+	EXPECT_EQ(2 * 4 * 1000, cu.cost_us);	/* charged as any */
+	/* deeper than the bound: waits even so */
+	cu.state = IMTCP_STATE_EMPTY;
+	cu.credit = bound - 1;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	cu.credit = bound;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	/* a result on the estimate: debt waits again */
+	cu.state = IMTCP_STATE_EMPTY;
+	cu.credit = -1000;
+	imtcp_cu_off(&cu, false);
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+}
+
 TEST(free_starts_range)
 {
 	struct imtcp_cu cu;

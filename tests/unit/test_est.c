@@ -693,6 +693,38 @@ TEST(a_fall_must_exceed_the_spread)
 }
 
 /*
+ * Whether a result lay off the estimate it found (e.off): more than a
+ * quarter of it away, on either side, and more than the recent results'
+ * spread. A first result finds no estimate.
+ */
+TEST(a_result_off_the_estimate_is_marked)
+{
+	struct imtcp_est e = { .lo_bps = 10 * MBIT, .hi_bps = 200 * MBIT };
+	u32 i;
+
+	imtcp_est_update(&e, &fall_cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50);
+	EXPECT_EQ(0, e.off);
+	for (i = 0; i < 5; i++)
+		imtcp_est_update(&e, &fall_cfg, 50 * MBIT, IMTCP_EDGE_NONE, 50);
+	imtcp_est_update(&e, &fall_cfg, 70 * MBIT, IMTCP_EDGE_HIGH, 0);
+	EXPECT_EQ(1, e.off);			/* 20 above 50 */
+	imtcp_est_update(&e, &fall_cfg, 60 * MBIT, IMTCP_EDGE_NONE, 50);
+	EXPECT_EQ(0, e.off);			/* 10: within a quarter */
+	imtcp_est_update(&e, &fall_cfg, 30 * MBIT, IMTCP_EDGE_NONE, 50);
+	EXPECT_EQ(1, e.off);			/* 20 below */
+	/* after results that alternate 20 and 60 (spread 20): 30 below the
+	 * estimate of 46.9 is within the spread, 10 is not
+	 */
+	for (i = 0; i < 8; i++)
+		imtcp_est_update(&e, &fall_cfg, (i % 2 ? 60 : 20) * MBIT,
+				 IMTCP_EDGE_NONE, 0);
+	imtcp_est_update(&e, &fall_cfg, 30 * MBIT, IMTCP_EDGE_NONE, 0);
+	EXPECT_EQ(0, e.off);
+	imtcp_est_update(&e, &fall_cfg, 10 * MBIT, IMTCP_EDGE_NONE, 0);
+	EXPECT_EQ(1, e.off);
+}
+
+/*
  * Random stream pairs over the whole range the module allows (segments
  * of 536 B to 64 KB, streams of 10 us to 4 s, delays to the cap, rates
  * from 100 kbit/s to 1 Tbit/s, departures across the u32 wrap) through
