@@ -938,10 +938,10 @@ void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts)
  * lies_off): A has likely changed, and the estimate follows only once
  * more results say so. Until a result that does not lie off, a new
  * measurement may start in debt, as long as the budget would pay that
- * off within cu->off_debt_rtts srtt (the module's off_debt_rtts): the debt stays bounded, so over
- * time holds still cost at most hold_budget percent, and the
- * measurements it buys come where they count, after a change, and are
- * paid for by fewer after it. Traced before (the VM, MTU 1500, C = 30,
+ * off within cu->off_debt_rtts srtt (the module's off_debt_rtts): the
+ * debt stays bounded, so over time holds still cost at most hold_budget
+ * percent, and the measurements it buys come where they count, after a
+ * change, and are paid for by fewer after it. Traced before (the VM, MTU 1500, C = 30,
  * a bulk flow): after A rose from 20 to 60 % of C, the first result
  * read the rise within a few RTT, and the next two came 0.6 and 0.75 s
  * later, the budget in debt from holds on the thin window the fall

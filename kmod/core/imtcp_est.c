@@ -107,6 +107,17 @@ static u64 agreed_level(const struct imtcp_est *e, u32 nres, u64 off_bps,
 }
 
 /*
+ * How far a result must lie from the estimate to say A may have moved:
+ * more than a quarter of the estimate and more than the recent results'
+ * spread (so that the scattered results of an idle path's media sender
+ * do not). fast_fall's fall and lies_off both use it.
+ */
+static u64 off_distance_bps(const struct imtcp_est *e)
+{
+	return max_t(u64, e->estimate_bps >> 2, hist_spread(e));
+}
+
+/*
  * Where the estimate jumps (0: nowhere). With fast_fall, to a fall of A
  * that two results agree on, both below the estimate by more than a
  * quarter of it and by more than the recent results' spread (so that
@@ -120,24 +131,23 @@ static u64 step_level(const struct imtcp_est *e, const struct imtcp_est_cfg *c)
 	u64 s = e->estimate_bps;
 
 	if (c->fast_fall)
-		return agreed_level(e, IMTCP_FALL_RESULTS,
-				    max_t(u64, s >> 2, hist_spread(e)), true);
+		return agreed_level(e, IMTCP_FALL_RESULTS, off_distance_bps(e),
+				    true);
 	return agreed_level(e, IMTCP_STEP_RESULTS, s >> 3, false);
 }
 
 /*
- * Does @raw_bps, the result just added, lie off the estimate it found:
- * more than a quarter of it away and more than the recent results'
- * spread (fast_fall's distance, on either side)? A change of A is then
- * likely, and the estimate moves only once more results say so: the
- * control unit lets the next measurements start sooner (imtcp_cu_off).
+ * Does @raw_bps, the result just added, lie off the estimate it found
+ * (off_distance_bps, on either side)? A change of A is then likely, and
+ * the estimate moves only once more results say so: the control unit
+ * lets the next measurements start sooner (imtcp_cu_off).
  */
 static bool lies_off(const struct imtcp_est *e, u64 raw_bps)
 {
 	u64 s = e->estimate_bps;
 	u64 d = raw_bps > s ? raw_bps - s : s - raw_bps;
 
-	return s && d > max_t(u64, s >> 2, hist_spread(e));
+	return s && d > off_distance_bps(e);
 }
 
 /*
