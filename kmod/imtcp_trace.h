@@ -29,8 +29,8 @@ TRACE_DEFINE_ENUM(IMTCP_STATE_EMPTY);
 
 TRACE_EVENT(imtcp_state,
 	    TP_PROTO(u64 cookie, u32 from, u32 to, u32 m, u32 stream, u32 cwnd,
-		     u32 held),
-	    TP_ARGS(cookie, from, to, m, stream, cwnd, held),
+		     u32 held, s64 credit_us),
+	    TP_ARGS(cookie, from, to, m, stream, cwnd, held, credit_us),
 	    TP_STRUCT__entry(__field(u64, cookie)
 			     __field(u32, from)
 			     __field(u32, to)
@@ -38,6 +38,7 @@ TRACE_EVENT(imtcp_state,
 			     __field(u32, stream)
 			     __field(u32, cwnd)
 			     __field(u32, held)
+			     __field(s64, credit_us)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->from = from;
@@ -46,12 +47,14 @@ TRACE_EVENT(imtcp_state,
 			   __entry->stream = stream;
 			   __entry->cwnd = cwnd;
 			   __entry->held = held;
+			   __entry->credit_us = credit_us;
 	    ),
-	    TP_printk("cookie=%llu %s->%s m=%u stream=%u cwnd=%u held=%u",
+	    TP_printk("cookie=%llu %s->%s m=%u stream=%u cwnd=%u held=%u credit_us=%lld",
 		      __entry->cookie,
 		      imtcp_show_state(__entry->from),
 		      imtcp_show_state(__entry->to),
-		      __entry->m, __entry->stream, __entry->cwnd, __entry->held)
+		      __entry->m, __entry->stream, __entry->cwnd, __entry->held,
+		      __entry->credit_us)
 );
 
 /*

@@ -934,6 +934,17 @@ void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts)
 }
 
 /*
+ * The hold budget's credit in microseconds of charged hold (negative: in
+ * debt; 0 where holds are not budgeted), for the imtcp_state tracepoint.
+ */
+s64 imtcp_cu_credit_us(const struct imtcp_cu *cu)
+{
+	if (cu->budget >= IMTCP_BUDGET_MAX)
+		return 0;
+	return div64_s64(cu->credit, IMTCP_BUDGET_MAX);
+}
+
+/*
  * Whether the estimate's latest result lay off it (imtcp_est.c's
  * lies_off): A has likely changed, and the estimate follows only once
  * more results say so. Until a result that does not lie off, a new

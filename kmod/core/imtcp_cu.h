@@ -145,6 +145,7 @@ bool imtcp_cu_app_sets_pace(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 void imtcp_cu_off(struct imtcp_cu *cu, bool off);
 void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts);
+s64 imtcp_cu_credit_us(const struct imtcp_cu *cu);
 bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 n, u32 now_us);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,
 		  u32 srtt_us);

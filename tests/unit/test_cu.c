@@ -1824,6 +1824,19 @@ TEST(a_result_off_the_estimate_borrows_a_bounded_debt)
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 }
 
+TEST(credit_in_microseconds_of_hold)
+{
+	struct imtcp_cu cu;
+
+	imtcp_cu_init(&cu, N);
+	cu.credit = -12345;
+	EXPECT_EQ(0, imtcp_cu_credit_us(&cu));	/* 100 %: not budgeted */
+	imtcp_cu_set_budget(&cu, 2);
+	EXPECT_EQ(-123, imtcp_cu_credit_us(&cu));
+	cu.credit = 250000;
+	EXPECT_EQ(2500, imtcp_cu_credit_us(&cu));
+}
+
 TEST(free_starts_range)
 {
 	struct imtcp_cu cu;
