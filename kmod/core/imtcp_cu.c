@@ -275,6 +275,17 @@ void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent)
 }
 
 /* Measurements (0-IMTCP_FREE_MAX) that may start in debt. */
+/*
+ * The hold budget's credit in microseconds of charged hold (negative: in
+ * debt; 0 where holds are not budgeted), for the imtcp_state tracepoint.
+ */
+s64 imtcp_cu_credit_us(const struct imtcp_cu *cu)
+{
+	if (cu->budget >= IMTCP_BUDGET_MAX)
+		return 0;
+	return div64_s64(cu->credit, IMTCP_BUDGET_MAX);
+}
+
 void imtcp_cu_set_free_starts(struct imtcp_cu *cu, u32 n)
 {
 	cu->free_starts = min_t(u32, n, IMTCP_FREE_MAX);
@@ -934,17 +945,6 @@ void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts)
 }
 
 /*
- * The hold budget's credit in microseconds of charged hold (negative: in
- * debt; 0 where holds are not budgeted), for the imtcp_state tracepoint.
- */
-s64 imtcp_cu_credit_us(const struct imtcp_cu *cu)
-{
-	if (cu->budget >= IMTCP_BUDGET_MAX)
-		return 0;
-	return div64_s64(cu->credit, IMTCP_BUDGET_MAX);
-}
-
-/*
  * Whether the estimate's latest result lay off it (imtcp_est.c's
  * lies_off): A has likely changed, and the estimate follows only once
  * more results say so. Until a result that does not lie off, a new
@@ -952,11 +952,11 @@ s64 imtcp_cu_credit_us(const struct imtcp_cu *cu)
  * off within cu->off_debt_rtts srtt (the module's off_debt_rtts): the
  * debt stays bounded, so over time holds still cost at most hold_budget
  * percent, and the measurements it buys come where they count, after a
- * change, and are paid for by fewer after it. Traced before (the VM, MTU 1500, C = 30,
- * a bulk flow): after A rose from 20 to 60 % of C, the first result
- * read the rise within a few RTT, and the next two came 0.6 and 0.75 s
- * later, the budget in debt from holds on the thin window the fall
- * before had left; the estimate followed after 30 RTT.
+ * change, and are paid for by fewer after it. Traced before (the VM,
+ * MTU 1500, C = 30, a bulk flow): after A rose from 20 to 60 % of C,
+ * the first result read the rise within a few RTT, and the next two
+ * came 0.6 and 0.75 s later, the budget in debt from holds on the thin
+ * window the fall before had left; the estimate followed after 30 RTT.
  */
 void imtcp_cu_off(struct imtcp_cu *cu, bool off)
 {
