@@ -82,8 +82,9 @@
  *     shaper's bucket lets a stream's fast end through unqueued; and at
  *     the median of the served rates of the connection's last 16 rising
  *     streams (one measurement's are too noisy to bound A near C),
- *     forgotten when A rises: two rising streams served faster, or
- *     every stream flat up to above their median (outrun).
+ *     forgotten when A rises: two rising streams in a row served
+ *     faster, over consecutive measurements (served_across), or every
+ *     stream flat up to above their median (outrun).
  *   o The first result is provisional (dropped at the lower edge of its
  *     range, else replaced by the next, and withdrawn once the writes
  *     are known too short for a stream); the estimate is the median of

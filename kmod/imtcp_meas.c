@@ -959,6 +959,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_cu_set_off_debt(&meas->cu, params.off_debt_rtts);
 	meas->carry = params.carry;
 	meas->outrun = params.outrun;
+	meas->est.served.across = params.served_across;
 	imtcp_busy_init(&meas->busy, tcp_clock_us(), params.busy_margin);
 	imtcp_busy_set_window(&meas->busy, params.busy_window_rtts);
 	sock_diag_save_cookie(sk, cookie);

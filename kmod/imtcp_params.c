@@ -26,6 +26,7 @@ static unsigned int fail_alloc_every;
 static bool measure = true;
 static bool carry = true;
 static bool outrun = true;
+static bool served_across = true;
 static bool fast_fall = true;
 
 /*
@@ -81,6 +82,8 @@ module_param(carry, bool, 0644);
 MODULE_PARM_DESC(carry, "a window-limited connection's measurement of two streams takes the newest stream of the one before as its first, if at most 2 srtt old, and needs one stream of its own (default Y; N = two new streams each)");
 module_param(outrun, bool, 0644);
 MODULE_PARM_DESC(outrun, "a measurement whose streams all stayed flat up to above the served rates remembered, and not beyond the path's capacity, makes the connection forget them (default Y)");
+module_param(served_across, bool, 0644);
+MODULE_PARM_DESC(served_across, "the served rates remembered are forgotten (A rose) after two rising streams in a row, over consecutive measurements, were served faster than 9/8 of their median (default Y; N = two in one measurement)");
 module_param(fast_fall, bool, 0644);
 MODULE_PARM_DESC(fast_fall, "the estimate falls at once to where two results agree, both below it by more than a quarter and by more than the recent results' spread; rises follow the median (default Y; N = a step either way on three results agreeing)");
 
@@ -115,4 +118,5 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->busy_window_rtts = READ_ONCE(busy_window_rtts);
 	p->carry = READ_ONCE(carry);
 	p->outrun = READ_ONCE(outrun);
+	p->served_across = READ_ONCE(served_across);
 }

@@ -14,6 +14,7 @@ struct imtcp_params {
 	u32 busy_window_rtts;		/* a window of the busy maximum */
 	bool carry;			/* carry a measurement's newest stream */
 	bool outrun;			/* flat streams above it forget served rates */
+	bool served_across;		/* a rise counted over measurements */
 };
 
 bool imtcp_params_measure(void);

@@ -100,6 +100,8 @@ struct imtcp_served {
 	u64 bps[IMTCP_SERVED_HIST];
 	u8 n;
 	u8 pos;
+	u8 across;	/* the faster ones count over measurements */
+	u8 faster;	/* rising streams in a row served faster */
 };
 
 #define IMTCP_CAP_HIST		8	/* capacities the median is of */

@@ -247,6 +247,7 @@ static void replay_file(struct __test_metadata *_metadata, const char *name,
 	FILE *f = open_replay(name);
 
 	ASSERT_NE(NULL, f) TH_LOG("cannot open %s/%s", TRACES, name);
+	e.served.across = 1;	/* the module's default (served_across) */
 	while (next_measurement(f, &r)) {
 		enum imtcp_edge edge, rec_edge, got_edge, one_edge;
 		u32 rse, one_rse;
