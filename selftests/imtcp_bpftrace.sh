@@ -7,7 +7,8 @@
 # 100, so that the transfer measures often), then stop with SIGINT as a
 # user's Ctrl-C would.
 #   - imtcp-estimates.bt prints a row per estimate (as many as the
-#     imtcp_estimate tracepoint fired, counted from tracefs), each for the
+#     imtcp_estimate tracepoint fired, counted from tracefs, or up to a
+#     few fewer: see missed_ok), each for the
 #     transfer's cookie, with an estimate above 0 and at most 16 C (the
 #     module's cap: the rows must be the module's figures, whose
 #     accuracy imtcp_measure.sh and imtcp_accuracy.sh judge; after a
@@ -15,7 +16,8 @@
 #   - imtcp-streams.bt ends with each outcome counted for that cookie,
 #     as many streams as the imtcp_stream tracepoint fired for it less
 #     the carried ones (carried=1: traced again by the next measurement;
-#     hold_budget 100 makes a bulk transfer carry), and prints a row for
+#     hold_budget 100 makes a bulk transfer carry), or up to a few fewer
+#     (missed_ok), and prints a row for
 #     every stream that ran dry or was unclear;
 #   - imtcp-holds.bt ends with the socket's holds and its time held, more
 #     than 0 and less than the transfer lasted, and a histogram.
@@ -142,6 +144,21 @@ run_traced() {
 	done
 }
 
+# Whether a script that saw @got of @want events missed few enough: none
+# extra, and at most 2 or 2 % fewer. The kernel runs no BPF program for a
+# tracepoint that fires while another BPF program runs on the same CPU
+# (trace_call_bpf's per-CPU bpf_prog_active guard), and neither it nor
+# bpftrace tells of such a miss: the three scripts' programs run at
+# imtcp tracepoints that fire in softirq (ACKs) and in process context
+# (sends), so an ACK's event may find the CPU inside another script's
+# program. Seen in a CI run of 2026-12-01: 161 rows for 162 estimates,
+# 294 streams counted for 296; the runs before it counted every one.
+missed_ok() {
+	local got=$1 want=$2 slack=$(($2 / 50))
+	[ $slack -ge 2 ] || slack=2
+	[ "$got" -le "$want" ] && [ $((want - got)) -le $slack ]
+}
+
 test_estimates() {
 	local cookie n rows w wrows m mrows
 	[ -s "$WORK/cookie" ] || fail "no traced transfer"
@@ -154,7 +171,7 @@ test_estimates() {
 	mrows=$(awk '$3 == "moved"' "$WORK/estimates.out" | wc -l)
 	echo "imtcp_estimate fired $n times, imtcp_withdraw $w, imtcp_move $m; the script printed $rows rows for cookie $cookie, $wrows withdrawals, $mrows moves"
 	[ "$n" -ge 1 ] || fail "no estimate in $SECS s"
-	if [ "$rows" != "$n" ]; then
+	if ! missed_ok "$rows" "$n"; then
 		# which one is missing or extra: the first and last of each
 		awk -v c="$cookie" '$2 == c && $3 != "withdrawn" && $3 != "moved"' \
 			"$WORK/estimates.out" | sed -n '1,3p;$p'
@@ -179,7 +196,7 @@ test_streams() {
 	counted=$(sed -n "s/^@streams\[$cookie, [a-z]*\]: //p" "$WORK/streams.out" |
 		awk '{ n += $1 } END { print n + 0 }')
 	echo "imtcp_stream fired $fired times for cookie $cookie, $carried of them carried; the script counted $counted"
-	[ "$counted" = $((fired - carried)) ] ||
+	missed_ok "$counted" $((fired - carried)) ||
 		fail "counted $counted streams for $fired - $carried"
 	awk -v c="$cookie" '$2 == c && $4 != "dry" && $4 != "unclear" { print; bad = 1 }
 		END { exit bad }' "$WORK/streams.out" || fail "a row for a stream that answered"
