@@ -58,11 +58,23 @@ why_stuck() {
 
 # stop_all SIG SECS PID...: send SIG, then wait at most SECS for every
 # PID to exit; true if they did. Those left are killed and described.
+# SIGINT is sent again every 5 s to a script still running, as a user
+# presses Ctrl-C again. Seen in a CI run of 2026-12-01: a bpftrace (0.17,
+# Debian 12) with its SIGINT handler installed still asleep in
+# epoll_wait 60 s after SIGINT, the transfer over, so no event to wake
+# it: a SIGINT that came before it went to sleep. A signal that finds it
+# there ends the wait (epoll_wait is never restarted after a handler,
+# signal(7)), and it stops as on the first.
 stop_all() {
 	local sig=$1 end=$((SECONDS + $2)) p left=0
 	shift 2
 	kill -"$sig" "$@" 2>/dev/null
 	for p in "$@"; do
+		while [ "$sig" = INT ] && [ $SECONDS -lt $((end - 5)) ] &&
+		      ! gone_within "$p" 5; do
+			say "pid $p still running 5 s after SIGINT: SIGINT again"
+			kill -INT "$p" 2>/dev/null
+		done
 		gone_within "$p" $((end > SECONDS ? end - SECONDS : 0)) && continue
 		why_stuck "$p" "$(tr '\0' ' ' < /proc/"$p"/cmdline 2>/dev/null | cut -c1-80)"
 		kill -KILL "$p" 2>/dev/null
