@@ -378,18 +378,27 @@ TEST(a_carried_stream_is_remembered_once)
 	EXPECT_EQ(1, mem.n);
 }
 
-/* A memory of IMTCP_SERVED_HIST rates of @mbit that counts across measurements. */
+/* @fit_bps held by the served rates of @k streams @st and by @mem. */
+static u64 cap_of(struct imtcp_served *mem, const struct imtcp_stream *st,
+		  u32 k, u32 known, u64 fit_bps)
+{
+	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u32 rse = 0;
+
+	return imtcp_served_cap(st, k, known, fit_bps, mem, &edge, &rse);
+}
+
+/* A memory of IMTCP_SERVED_HIST rates of @mbit, counting across. */
 static void remember_across(struct imtcp_served *mem, double mbit)
 {
 	struct imtcp_stream st;
-	enum imtcp_edge edge = IMTCP_EDGE_NONE;
-	u32 i, rse = 0;
+	u32 i;
 
 	memset(mem, 0, sizeof(*mem));
 	mem->across = 1;
 	for (i = 0; i < IMTCP_SERVED_HIST; i++) {
 		stream(&st, 8, 60, mbit, 0, 0);
-		imtcp_served_cap(&st, 1, 0, 45 * MBIT, mem, &edge, &rse);
+		cap_of(mem, &st, 1, 0, 45 * MBIT);
 	}
 }
 
@@ -404,23 +413,18 @@ TEST(two_faster_measurements_in_a_row_forget_the_old_rates)
 {
 	struct imtcp_served mem;
 	struct imtcp_stream st[2];
-	enum imtcp_edge edge = IMTCP_EDGE_NONE;
-	u32 rse = 0;
 
 	remember_across(&mem, 15);
 	stream(&st[0], 8, 60, 15, 0, 0);
 	st[0].outcome = IMTCP_OUT_FLAT;
 	stream(&st[1], 8, 70, 24, 0, 0);
-	expect_near(_metadata, imtcp_served_cap(st, 2, 0, 45 * MBIT, &mem,
-						&edge, &rse), 15);
+	expect_near(_metadata, cap_of(&mem, st, 2, 0, 45 * MBIT), 15);
 	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
 	st[1].outcome = IMTCP_OUT_FLAT;		/* nothing rose: no news */
-	EXPECT_EQ(40 * MBIT, imtcp_served_cap(st, 2, 0, 40 * MBIT, &mem, &edge,
-					      &rse));
+	EXPECT_EQ(40 * MBIT, cap_of(&mem, st, 2, 0, 40 * MBIT));
 	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
 	stream(&st[1], 8, 70, 22, 0, 0);
-	expect_near(_metadata, imtcp_served_cap(st, 2, 0, 45 * MBIT, &mem,
-						&edge, &rse), 22);
+	expect_near(_metadata, cap_of(&mem, st, 2, 0, 45 * MBIT), 22);
 	EXPECT_EQ(1, mem.n);
 }
 
@@ -429,49 +433,45 @@ TEST(a_stream_served_as_before_breaks_the_run)
 {
 	struct imtcp_served mem;
 	struct imtcp_stream st[2];
-	enum imtcp_edge edge = IMTCP_EDGE_NONE;
-	u32 rse = 0;
 
 	remember_across(&mem, 15);
 	stream(&st[0], 8, 60, 24, 0, 0);
-	imtcp_served_cap(st, 1, 0, 45 * MBIT, &mem, &edge, &rse);
+	cap_of(&mem, st, 1, 0, 45 * MBIT);
 	stream(&st[0], 8, 60, 16, 0, 0);
-	imtcp_served_cap(st, 1, 0, 45 * MBIT, &mem, &edge, &rse);
+	cap_of(&mem, st, 1, 0, 45 * MBIT);
 	stream(&st[0], 8, 60, 24, 0, 0);
-	expect_near(_metadata, imtcp_served_cap(st, 1, 0, 45 * MBIT, &mem,
-						&edge, &rse), 15);
+	expect_near(_metadata, cap_of(&mem, st, 1, 0, 45 * MBIT), 15);
 	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
 }
 
 /*
  * A carried stream was counted with the measurement before: it does not
  * count again. Without counting across, a measurement's carried and new
- * stream both faster forget the rates (the test above); across, the
- * carried one counts once, where it came first.
+ * stream both faster forget the rates
+ * (a_carried_stream_is_remembered_once); across, the carried one counts
+ * once, where it came first.
  */
 TEST(a_carried_stream_counts_once_across)
 {
 	struct imtcp_served mem;
 	struct imtcp_stream st[2];
-	enum imtcp_edge edge = IMTCP_EDGE_NONE;
-	u32 rse = 0;
 
 	remember_across(&mem, 15);
 	stream(&st[0], 8, 60, 15, 0, 0);
 	stream(&st[1], 8, 70, 26, 0, 0);
-	imtcp_served_cap(st, 2, 0, 45 * MBIT, &mem, &edge, &rse);
+	cap_of(&mem, st, 2, 0, 45 * MBIT);
 	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
 	st[0] = st[1];
 	stream(&st[1], 8, 60, 15, 0, 0);
-	imtcp_served_cap(st, 2, 1, 45 * MBIT, &mem, &edge, &rse);
+	cap_of(&mem, st, 2, 1, 45 * MBIT);
 	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);	/* 26 counted once, 15 broke */
 	st[0] = st[1];
 	stream(&st[1], 8, 70, 27, 0, 0);
-	imtcp_served_cap(st, 2, 1, 45 * MBIT, &mem, &edge, &rse);
+	cap_of(&mem, st, 2, 1, 45 * MBIT);
 	EXPECT_EQ(IMTCP_SERVED_HIST, mem.n);
 	st[0] = st[1];
 	stream(&st[1], 8, 70, 28, 0, 0);
-	imtcp_served_cap(st, 2, 1, 45 * MBIT, &mem, &edge, &rse);
+	cap_of(&mem, st, 2, 1, 45 * MBIT);
 	EXPECT_EQ(1, mem.n);
 }
 
