@@ -8,17 +8,17 @@
 # user's Ctrl-C would.
 #   - imtcp-estimates.bt prints a row per estimate (as many as the
 #     imtcp_estimate tracepoint fired, counted from tracefs, or up to a
-#     few fewer: see missed_ok), each for the
-#     transfer's cookie, with an estimate above 0 and at most 16 C (the
-#     module's cap: the rows must be the module's figures, whose
-#     accuracy imtcp_measure.sh and imtcp_accuracy.sh judge; after a
-#     loss one run's estimate read 57 Mbit/s here for 0.3 s);
+#     few fewer: see missed_ok), each for the transfer's cookie, with
+#     an estimate above 0 and at most 16 C (the module's cap: the rows
+#     must be the module's figures, whose accuracy imtcp_measure.sh and
+#     imtcp_accuracy.sh judge; after a loss one run's estimate read 57
+#     Mbit/s here for 0.3 s);
 #   - imtcp-streams.bt ends with each outcome counted for that cookie,
 #     as many streams as the imtcp_stream tracepoint fired for it less
 #     the carried ones (carried=1: traced again by the next measurement;
 #     hold_budget 100 makes a bulk transfer carry), or up to a few fewer
-#     (missed_ok), and prints a row for
-#     every stream that ran dry or was unclear;
+#     (missed_ok), and prints a row for every stream that ran dry or was
+#     unclear;
 #   - imtcp-holds.bt ends with the socket's holds and its time held, more
 #     than 0 and less than the transfer lasted, and a histogram.
 source "$(dirname "$0")/lib.sh"

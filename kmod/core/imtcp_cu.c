@@ -274,7 +274,6 @@ void imtcp_cu_set_budget(struct imtcp_cu *cu, u32 percent)
 	cu->budget = clamp_t(u32, percent, 1, IMTCP_BUDGET_MAX);
 }
 
-/* Measurements (0-IMTCP_FREE_MAX) that may start in debt. */
 /*
  * The hold budget's credit in microseconds of charged hold (negative: in
  * debt; 0 where holds are not budgeted), for the imtcp_state tracepoint.
@@ -286,6 +285,7 @@ s64 imtcp_cu_credit_us(const struct imtcp_cu *cu)
 	return div64_s64(cu->credit, IMTCP_BUDGET_MAX);
 }
 
+/* Measurements (0-IMTCP_FREE_MAX) that may start in debt. */
 void imtcp_cu_set_free_starts(struct imtcp_cu *cu, u32 n)
 {
 	cu->free_starts = min_t(u32, n, IMTCP_FREE_MAX);
