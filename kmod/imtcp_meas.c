@@ -960,6 +960,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	meas->carry = params.carry;
 	meas->outrun = params.outrun;
 	meas->est.served.across = params.served_across;
+	meas->est.up_wide = params.up_wide;
 	imtcp_busy_init(&meas->busy, tcp_clock_us(), params.busy_margin);
 	imtcp_busy_set_window(&meas->busy, params.busy_window_rtts);
 	sock_diag_save_cookie(sk, cookie);

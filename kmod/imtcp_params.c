@@ -27,6 +27,7 @@ static bool measure = true;
 static bool carry = true;
 static bool outrun = true;
 static bool served_across = true;
+static bool up_wide = true;
 static bool fast_fall = true;
 
 /*
@@ -84,6 +85,8 @@ module_param(outrun, bool, 0644);
 MODULE_PARM_DESC(outrun, "a measurement whose streams all stayed flat up to above the served rates remembered, and not beyond the path's capacity, makes the connection forget them (default Y)");
 module_param(served_across, bool, 0644);
 MODULE_PARM_DESC(served_across, "the served rates remembered are forgotten (A rose) after two rising streams in a row, over consecutive measurements, were served faster than 9/8 of their median (default Y; N = two in one measurement)");
+module_param(up_wide, bool, 0644);
+MODULE_PARM_DESC(up_wide, "after a result at the search range's upper edge, the next range reaches at least three times that result, as a range around it does (default Y; N = one and a half of the old range's width past it)");
 module_param(fast_fall, bool, 0644);
 MODULE_PARM_DESC(fast_fall, "the estimate falls at once to where two results agree, both below it by more than a quarter and by more than the recent results' spread; rises follow the median (default Y; N = a step either way on three results agreeing)");
 
@@ -119,4 +122,5 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->carry = READ_ONCE(carry);
 	p->outrun = READ_ONCE(outrun);
 	p->served_across = READ_ONCE(served_across);
+	p->up_wide = READ_ONCE(up_wide);
 }

@@ -15,6 +15,7 @@ struct imtcp_params {
 	bool carry;			/* carry a measurement's newest stream */
 	bool outrun;			/* flat streams above it forget served rates */
 	bool served_across;		/* a rise counted over measurements */
+	bool up_wide;			/* past the top: as wide as around */
 };
 
 bool imtcp_params_measure(void);

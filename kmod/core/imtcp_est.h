@@ -134,6 +134,7 @@ struct imtcp_est {
 	u8 held;		/* enum imtcp_held of the latest update */
 	u8 stale;		/* the history is older than stale_rtts */
 	u8 off;			/* the latest result lay off the estimate */
+	u8 up_wide;		/* past the top: at least as a range around */
 	u32 count;		/* results so far */
 	u64 last_us;		/* when the latest result came */
 	struct imtcp_bucket bucket;	/* the bottleneck's, as learnt */

@@ -238,6 +238,62 @@ TEST(an_upper_edge_below_the_top_moves_from_the_result)
 	EXPECT_EQ(90 * MBIT, e.hi_bps);
 }
 
+/*
+ * up_wide: past the upper edge the range reaches at least as far as one
+ * around the result, three times it; without a result (no fit) it moves
+ * by its width as before.
+ */
+TEST(up_wide_reaches_as_far_as_a_range_around)
+{
+	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT,
+			       .up_wide = 1 };
+
+	imtcp_est_update(&e, &cfg, 48 * MBIT, IMTCP_EDGE_HIGH, 0);
+	EXPECT_EQ(38 * MBIT, e.lo_bps);		/* 48 - 20 / 2 */
+	EXPECT_EQ(144 * MBIT, e.hi_bps);	/* 3 * 48, beyond 78 */
+	e.lo_bps = 40 * MBIT;
+	e.hi_bps = 60 * MBIT;
+	imtcp_est_update(&e, &cfg, 0, IMTCP_EDGE_HIGH, 0);
+	EXPECT_EQ(50 * MBIT, e.lo_bps);
+	EXPECT_EQ(90 * MBIT, e.hi_bps);
+}
+
+/*
+ * Measurements from a narrow range far below A (2-8 Mbit/s, A = 60 of
+ * C = 100) until the first result inside its range: each upper-edge
+ * result lies below the top (the fit), and 1.5 widths past it climb
+ * slower than a range around it.
+ */
+static int measurements_to_reach(double a_mbit, u8 up_wide)
+{
+	struct imtcp_est_cfg c = { .n = 10, .k = 2, .noise_us = 150,
+				   .gain_shift = 1 };
+	struct imtcp_est e = { .lo_bps = 2 * MBIT, .hi_bps = 8 * MBIT,
+			       .up_wide = up_wide };
+	struct imtcp_stream st[IMTCP_K_MAX];
+	struct sim s = path(a_mbit);
+	int i;
+
+	s.every_second = 1;
+	s.noise_us = 30;
+	for (i = 1; i <= 12; i++)
+		if (sim_measure(&s, &e, &c, st, i * 40000.0) &&
+		    e.edge == IMTCP_EDGE_NONE)
+			return i;
+	return i;
+}
+
+TEST(up_wide_reaches_a_risen_a_sooner)
+{
+	int wide = measurements_to_reach(60, 1);
+	int narrow = measurements_to_reach(60, 0);
+
+	EXPECT_LT(wide, narrow) {
+		TH_LOG("inside after %d with up_wide, %d without", wide, narrow);
+	}
+	EXPECT_LE(wide, 4);
+}
+
 TEST(range_centres_on_the_result)
 {
 	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
