@@ -3,11 +3,11 @@
  * The search range (see imtcp_est.h): where the next measurement's
  * streams probe.
  *
- *
  * The search range spans [A / 2, 3 A] around the latest result, wider
  * if recent results spread more: the upper streams must run far enough
  * above A to build a queue that stands out of the noise. A result on an
- * edge moves the range past that edge and doubles it.
+ * edge moves the range past that edge and doubles it; past the upper
+ * edge (up_wide) at least as far as a range around that result.
  */
 #include "imtcp_est.h"
 
@@ -106,7 +106,10 @@ u64 imtcp_range_floor(u64 dlv_bps, u64 window_bps, u64 own_bps,
  * A narrow range (a floor lifted under it, a lower-edge result before)
  * otherwise climbs to a risen A by 1.5 widths a measurement: in the VM
  * (MTU 1500, C = 30 Mbit/s, a 5 Mbit/s media sender, A from 6 to 18)
- * a range of 0.8-7.1 took three measurements to reach A.
+ * one lifted to 6.4-9.6 Mbit/s took three measurements to reach A. In
+ * the unit tests' simulated path (C = 100, A = 20-80, 240 cases) the
+ * first result inside its range came after 3.8 measurements from a
+ * range of 2-8 Mbit/s instead of 4.6, in none later.
  */
 static u64 past_top_bps(const struct imtcp_est *e, u64 top_bps,
 			u64 width_bps, u64 result_bps)

@@ -259,14 +259,14 @@ TEST(up_wide_reaches_as_far_as_a_range_around)
 }
 
 /*
- * Measurements from a narrow range far below A (2-8 Mbit/s, A = 60 of
- * C = 100) until the first result inside its range: each upper-edge
- * result lies below the top (the fit), and 1.5 widths past it climb
- * slower than a range around it.
+ * Measurements from a narrow range far below A (2-8 Mbit/s, C = 100)
+ * until the first result inside its range: each upper-edge result lies
+ * below the top (the fit), and 1.5 widths past it climb slower than a
+ * range around it.
  */
-static int measurements_to_reach(double a_mbit, u8 up_wide)
+static int measurements_to_reach(double a_mbit, u32 k, u32 seed, u8 up_wide)
 {
-	struct imtcp_est_cfg c = { .n = 10, .k = 2, .noise_us = 150,
+	struct imtcp_est_cfg c = { .n = 10, .k = k, .noise_us = 150,
 				   .gain_shift = 1 };
 	struct imtcp_est e = { .lo_bps = 2 * MBIT, .hi_bps = 8 * MBIT,
 			       .up_wide = up_wide };
@@ -276,6 +276,7 @@ static int measurements_to_reach(double a_mbit, u8 up_wide)
 
 	s.every_second = 1;
 	s.noise_us = 30;
+	s.seed = seed;
 	for (i = 1; i <= 12; i++)
 		if (sim_measure(&s, &e, &c, st, i * 40000.0) &&
 		    e.edge == IMTCP_EDGE_NONE)
@@ -283,15 +284,32 @@ static int measurements_to_reach(double a_mbit, u8 up_wide)
 	return i;
 }
 
+/*
+ * A from 20 to 80 Mbit/s, k = 2 and 4, ten seeds: with up_wide never a
+ * measurement later, and at least half a measurement sooner on average
+ * (4.6 and 3.8 over thirty seeds when written).
+ */
 TEST(up_wide_reaches_a_risen_a_sooner)
 {
-	int wide = measurements_to_reach(60, 1);
-	int narrow = measurements_to_reach(60, 0);
+	int wide = 0, narrow = 0, a, k, seed;
 
-	EXPECT_LT(wide, narrow) {
-		TH_LOG("inside after %d with up_wide, %d without", wide, narrow);
+	for (a = 20; a <= 80; a += 20)
+		for (k = 2; k <= 4; k += 2)
+			for (seed = 1; seed <= 10; seed++) {
+				int w = measurements_to_reach(a, k, seed, 1);
+				int n = measurements_to_reach(a, k, seed, 0);
+
+				EXPECT_LE(w, n) {
+					TH_LOG("A %d k %d seed %d: %d, %d",
+					       a, k, seed, w, n);
+				}
+				wide += w;
+				narrow += n;
+			}
+	EXPECT_LE(2 * wide, 2 * narrow - 80) {
+		TH_LOG("80 cases: %d measurements with up_wide, %d without",
+		       wide, narrow);
 	}
-	EXPECT_LE(wide, 4);
 }
 
 TEST(range_centres_on_the_result)
