@@ -306,7 +306,7 @@ TEST(up_wide_reaches_a_risen_a_sooner)
 				wide += w;
 				narrow += n;
 			}
-	EXPECT_LE(2 * wide, 2 * narrow - 80) {
+	EXPECT_LE(wide, narrow - 40) {
 		TH_LOG("80 cases: %d measurements with up_wide, %d without",
 		       wide, narrow);
 	}
