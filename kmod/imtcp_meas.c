@@ -656,6 +656,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 		return;
 	imtcp_cu_estimated(&meas->cu);
 	imtcp_cu_off(&meas->cu, meas->est.off);
+	imtcp_cu_top(&meas->cu, edge == IMTCP_EDGE_HIGH);
 	say_why(meas);
 	publish_estimate(meas, busy);
 	imtcp_count_estimate(meas->entry.net);
@@ -957,6 +958,8 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_cu_set_budget(&meas->cu, params.hold_budget);
 	imtcp_cu_set_free_starts(&meas->cu, params.free_starts);
 	imtcp_cu_set_off_debt(&meas->cu, params.off_debt_rtts);
+	imtcp_cu_set_prepay(&meas->cu, params.prepay);
+	imtcp_cu_set_off_ahead(&meas->cu, params.off_ahead);
 	meas->carry = params.carry;
 	meas->outrun = params.outrun;
 	meas->est.served.across = params.served_across;

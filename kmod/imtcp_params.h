@@ -16,6 +16,8 @@ struct imtcp_params {
 	bool outrun;			/* flat streams above it forget served rates */
 	bool served_across;		/* a rise counted over measurements */
 	bool up_wide;			/* past the top: as wide as around */
+	bool prepay;			/* a measurement's cost saved first */
+	bool off_ahead;			/* off bound counts the latest cost */
 };
 
 bool imtcp_params_measure(void);

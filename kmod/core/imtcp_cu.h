@@ -83,6 +83,9 @@ struct imtcp_cu {
 	u8 app_paced;	/* writes come after quiet times, none waited */
 	u8 carried;	/* stream 0 is the last measurement's newest */
 	u8 off;		/* the latest result lay off the estimate */
+	u8 prepay;	/* a measurement starts once its cost is saved */
+	u8 off_ahead;	/* the off bound counts the latest cost */
+	u8 top;		/* the latest result at the range's upper edge */
 	u16 off_debt_rtts;/* then a start may borrow so many srtt of budget */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 carried_us;	/* when it was carried over */
@@ -96,6 +99,7 @@ struct imtcp_cu {
 	u32 send_us;	/* time in SEND of the current stream */
 	u32 send_charged;/* of which charged so far */
 	s64 credit;	/* hold budget, percent-microseconds; < 0: in debt */
+	u32 spent_us;	/* hold charged to the latest measurement */
 	u64 cost_us;	/* holding time charged so far */
 	u64 held_us;	/* time in STORE so far, charged or not */
 	u64 stream_us;	/* time in SEND so far */
@@ -145,6 +149,9 @@ bool imtcp_cu_app_sets_pace(const struct imtcp_cu *cu);
 void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 void imtcp_cu_off(struct imtcp_cu *cu, bool off);
 void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts);
+void imtcp_cu_set_prepay(struct imtcp_cu *cu, bool on);
+void imtcp_cu_set_off_ahead(struct imtcp_cu *cu, bool on);
+void imtcp_cu_top(struct imtcp_cu *cu, bool top);
 s64 imtcp_cu_credit_us(const struct imtcp_cu *cu);
 bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 n, u32 now_us);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,

@@ -1467,6 +1467,7 @@ TEST(budget_spaces_measurements_by_their_cost)
 
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
+	imtcp_cu_set_prepay(&cu, false);	/* the rule alone (prepay: below) */
 	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	f = measure_once(&cu, &v, 1000);
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
@@ -1796,6 +1797,7 @@ TEST(a_result_off_the_estimate_borrows_a_bounded_debt)
 
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
+	imtcp_cu_set_off_ahead(&cu, false);	/* the rule alone (below) */
 	bound = -(s64)10 * v.srtt_us * IMTCP_OFF_DEBT_RTTS;
 	EXPECT_EQ(IMTCP_OFF_DEBT_RTTS, cu.off_debt_rtts);
 	f = measure_once(&cu, &v, 1000);
@@ -1822,6 +1824,149 @@ TEST(a_result_off_the_estimate_borrows_a_bounded_debt)
 	imtcp_cu_off(&cu, false);
 	imtcp_cu_step(&cu, N, K, &v);
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+}
+
+/*
+ * off_ahead: the bound holds for the debt a borrowing start would leave,
+ * counting what the latest measurement cost (4 ms of charged hold), not
+ * only for the debt it starts in.
+ */
+TEST(off_ahead_bounds_the_debt_a_start_leaves)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	s64 bound, cost;
+
+	v.srtt_us = 40000;
+	cu = budgeted(10, &v);
+	imtcp_cu_set_off_ahead(&cu, true);
+	bound = -(s64)10 * v.srtt_us * IMTCP_OFF_DEBT_RTTS;
+	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
+	EXPECT_EQ(4000, cu.spent_us);
+	cost = (s64)cu.spent_us * IMTCP_BUDGET_MAX;
+	imtcp_cu_off(&cu, true);
+	cu.state = IMTCP_STATE_EMPTY;
+	cu.credit = bound;		/* starts within it, would end past it */
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	cu.credit = bound + cost - 1;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	cu.credit = bound + cost;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	/* with no result off the estimate, debt waits as ever */
+	cu.state = IMTCP_STATE_EMPTY;
+	cu.credit = -1;
+	imtcp_cu_off(&cu, false);
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+}
+
+/*
+ * prepay: a new measurement waits until the credit holds what the latest
+ * one cost, not only until the debt is paid; the same 4 ms of charged
+ * hold at 10 %: 36 ms to pay the debt, 40 more to save the next's cost.
+ */
+TEST(prepay_saves_the_latest_cost_first)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	u32 end;
+
+	v.srtt_us = 40000;
+	cu = budgeted(10, &v);
+	imtcp_cu_set_prepay(&cu, true);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);	/* nothing spent yet */
+	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
+	EXPECT_EQ(4000, cu.spent_us);
+	EXPECT_EQ(-360000, cu.credit);
+	end = v.now_us;
+	v.now_us = end + 36000;			/* out of debt */
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	v.now_us = end + 75900;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	v.now_us = end + 76000;
+	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	EXPECT_EQ(0, cu.spent_us);		/* the new one's own */
+}
+
+/*
+ * A stream at hand (an application-limited sender's write of m, nothing
+ * kept back) costs nothing: out of debt is enough. In debt it waits, as
+ * without prepay.
+ */
+TEST(prepay_lets_a_stream_at_hand_start_out_of_debt)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	u32 end;
+
+	v.srtt_us = 40000;
+	cu = budgeted(10, &v);
+	imtcp_cu_set_prepay(&cu, true);
+	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
+	end = v.now_us;
+	v.unsent = N;
+	v.held = N;
+	v.now_us = end + 35900;			/* in debt: waits */
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	v.now_us = end + 36000;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_NE(IMTCP_STATE_EMPTY, cu.state);
+}
+
+/*
+ * After a result off the estimate or at the range's upper edge (top), A
+ * has likely changed: what prepay saved is spent, out of debt is enough
+ * (i = 0: neither, it saves; 1: off; 2: top).
+ */
+TEST(prepay_spends_after_a_result_off_or_at_the_top)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	u32 end;
+	int i;
+
+	v.srtt_us = 40000;
+	for (i = 0; i < 3; i++) {
+		cu = budgeted(10, &v);
+		imtcp_cu_set_prepay(&cu, true);
+		imtcp_cu_set_off_debt(&cu, 0);		/* no borrowing */
+		ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
+		end = v.now_us;
+		imtcp_cu_off(&cu, i == 1);
+		imtcp_cu_top(&cu, i == 2);
+		v.now_us = end + 35900;			/* in debt: waits */
+		imtcp_cu_step(&cu, N, K, &v);
+		EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+		v.now_us = end + 36000;			/* out of debt */
+		imtcp_cu_step(&cu, N, K, &v);
+		EXPECT_EQ(i ? IMTCP_STATE_STORE : IMTCP_STATE_EMPTY, cu.state);
+	}
+}
+
+/* what it saves is at most 3/4 srtt of hold: the credit holds one srtt */
+TEST(prepay_saves_at_most_three_quarters_of_an_srtt)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+
+	v.srtt_us = 40000;
+	cu = budgeted(10, &v);
+	imtcp_cu_set_prepay(&cu, true);
+	cu.state = IMTCP_STATE_EMPTY;
+	cu.spent_us = 200000;
+	cu.credit = (s64)30000 * IMTCP_BUDGET_MAX - 1;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	cu.credit = (s64)30000 * IMTCP_BUDGET_MAX;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 }
 
 TEST(credit_in_microseconds_of_hold)
