@@ -480,10 +480,11 @@ static bool stream_at_hand(const struct imtcp_cu *cu,
  * the debt once the new measurement costs what the latest one did
  * (spent_us), so that the bound holds for the debt a start leaves, not
  * only for the one it starts in. Traced (S6 of the accuracy benchmark,
- * its 20 % phase, srtt 58 ms, so a bound of 36.8 ms): results of 3.5-5.3
- * Mbit/s for A = 6 lay off one another, a start 13.6 ms in debt after
- * one ended 44.6 ms in debt, and at the rise of A 0.55 s later the first
- * measurement, its stream at hand, waited 1.7 s to repay it.
+ * its 20 % phase, srtt 58 ms, so a bound of 36.8 ms): results of 5.4-6.6
+ * Mbit/s lay more than a quarter off an estimate of 3.5-5.0, a start
+ * 13.6 ms in debt after a measurement that cost 40 ms ended 44.6 ms in
+ * debt, and when A rose 0.63 s later the first measurement, its stream
+ * at hand, waited 1.6 s to repay it.
  */
 static bool off_may_borrow(const struct imtcp_cu *cu,
 			   const struct imtcp_cu_view *v)
