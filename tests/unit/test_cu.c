@@ -1467,7 +1467,6 @@ TEST(budget_spaces_measurements_by_their_cost)
 
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
-	imtcp_cu_set_prepay(&cu, false);	/* the rule alone (prepay: below) */
 	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	f = measure_once(&cu, &v, 1000);
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
@@ -1783,6 +1782,16 @@ TEST(an_estimate_ends_the_free_starts)
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);	/* in debt: waits */
 }
 
+/* From EMPTY at @credit: does a new measurement start (STORE)? */
+static bool starts_at(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+		      s64 credit)
+{
+	cu->state = IMTCP_STATE_EMPTY;
+	cu->credit = credit;
+	imtcp_cu_step(cu, N, K, v);
+	return cu->state == IMTCP_STATE_STORE;
+}
+
 /*
  * A result off the estimate (imtcp_cu_off): the next measurement starts
  * in debt, as long as the budget pays that off within
@@ -1797,7 +1806,6 @@ TEST(a_result_off_the_estimate_borrows_a_bounded_debt)
 
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
-	imtcp_cu_set_off_ahead(&cu, false);	/* the rule alone (below) */
 	bound = -(s64)10 * v.srtt_us * IMTCP_OFF_DEBT_RTTS;
 	EXPECT_EQ(IMTCP_OFF_DEBT_RTTS, cu.off_debt_rtts);
 	f = measure_once(&cu, &v, 1000);
@@ -1811,19 +1819,11 @@ TEST(a_result_off_the_estimate_borrows_a_bounded_debt)
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
 	EXPECT_EQ(2 * 4 * 1000, cu.cost_us);	/* charged as any */
 	/* deeper than the bound: waits even so */
-	cu.state = IMTCP_STATE_EMPTY;
-	cu.credit = bound - 1;
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-	cu.credit = bound;
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	EXPECT_FALSE(starts_at(&cu, &v, bound - 1));
+	EXPECT_TRUE(starts_at(&cu, &v, bound));
 	/* a result on the estimate: debt waits again */
-	cu.state = IMTCP_STATE_EMPTY;
-	cu.credit = -1000;
 	imtcp_cu_off(&cu, false);
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	EXPECT_FALSE(starts_at(&cu, &v, -1000));
 }
 
 /*
@@ -1845,22 +1845,29 @@ TEST(off_ahead_bounds_the_debt_a_start_leaves)
 	EXPECT_EQ(4000, cu.spent_us);
 	cost = (s64)cu.spent_us * IMTCP_BUDGET_MAX;
 	imtcp_cu_off(&cu, true);
-	cu.state = IMTCP_STATE_EMPTY;
-	cu.credit = bound;		/* starts within it, would end past it */
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-	cu.credit = bound + cost - 1;
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-	cu.credit = bound + cost;
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	/* would start within it, end past it */
+	EXPECT_FALSE(starts_at(&cu, &v, bound));
+	EXPECT_FALSE(starts_at(&cu, &v, bound + cost - 1));
+	EXPECT_TRUE(starts_at(&cu, &v, bound + cost));
 	/* with no result off the estimate, debt waits as ever */
-	cu.state = IMTCP_STATE_EMPTY;
-	cu.credit = -1;
 	imtcp_cu_off(&cu, false);
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	EXPECT_FALSE(starts_at(&cu, &v, -1));
+}
+
+/*
+ * A connection with prepay at a 10 % budget, srtt 40 ms, after one
+ * measurement of 4 ms charged hold (in debt, 36 ms to pay); @v's clock
+ * at its end.
+ */
+static struct imtcp_cu prepaid_once(struct imtcp_cu_view *v)
+{
+	struct imtcp_cu cu;
+
+	v->srtt_us = 40000;
+	cu = budgeted(10, v);
+	imtcp_cu_set_prepay(&cu, true);
+	measure_once(&cu, v, 1000);
+	return cu;
 }
 
 /*
@@ -1871,14 +1878,9 @@ TEST(off_ahead_bounds_the_debt_a_start_leaves)
 TEST(prepay_saves_the_latest_cost_first)
 {
 	struct imtcp_cu_view v = bulk();
-	struct imtcp_cu cu;
+	struct imtcp_cu cu = prepaid_once(&v);
 	u32 end;
 
-	v.srtt_us = 40000;
-	cu = budgeted(10, &v);
-	imtcp_cu_set_prepay(&cu, true);
-	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);	/* nothing spent yet */
-	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4000, cu.spent_us);
 	EXPECT_EQ(-360000, cu.credit);
 	end = v.now_us;
@@ -1902,13 +1904,10 @@ TEST(prepay_saves_the_latest_cost_first)
 TEST(prepay_lets_a_stream_at_hand_start_out_of_debt)
 {
 	struct imtcp_cu_view v = bulk();
-	struct imtcp_cu cu;
+	struct imtcp_cu cu = prepaid_once(&v);
 	u32 end;
 
-	v.srtt_us = 40000;
-	cu = budgeted(10, &v);
-	imtcp_cu_set_prepay(&cu, true);
-	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
+	EXPECT_EQ(-360000, cu.credit);
 	end = v.now_us;
 	v.unsent = N;
 	v.held = N;
@@ -1932,12 +1931,10 @@ TEST(prepay_spends_after_a_result_off_or_at_the_top)
 	u32 end;
 	int i;
 
-	v.srtt_us = 40000;
 	for (i = 0; i < 3; i++) {
-		cu = budgeted(10, &v);
-		imtcp_cu_set_prepay(&cu, true);
+		cu = prepaid_once(&v);
 		imtcp_cu_set_off_debt(&cu, 0);		/* no borrowing */
-		ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
+		EXPECT_EQ(-360000, cu.credit);
 		end = v.now_us;
 		imtcp_cu_off(&cu, i == 1);
 		imtcp_cu_top(&cu, i == 2);
