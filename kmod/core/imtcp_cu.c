@@ -474,6 +474,12 @@ static bool stream_at_hand(const struct imtcp_cu *cu,
 	return !cu->limited && v->held >= cu->m;
 }
 
+/* What the latest measurement was charged, in the credit's units. */
+static s64 latest_cost(const struct imtcp_cu *cu)
+{
+	return (s64)cu->spent_us * IMTCP_BUDGET_MAX;
+}
+
 /*
  * The latest result lay off the estimate (imtcp_cu_off) and the debt is
  * one the budget pays off within cu->off_debt_rtts srtt; with off_ahead,
@@ -494,7 +500,7 @@ static bool off_may_borrow(const struct imtcp_cu *cu,
 	if (!cu->off || !cu->off_debt_rtts)
 		return false;
 	if (cu->off_ahead)
-		after -= (s64)cu->spent_us * IMTCP_BUDGET_MAX;
+		after -= latest_cost(cu);
 	return after >= -(s64)cu->budget * v->srtt_us * cu->off_debt_rtts;
 }
 
@@ -528,7 +534,7 @@ static bool paid(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	if (!cu->prepay || cu->off || cu->top ||
 	    cu->budget >= IMTCP_BUDGET_MAX || stream_at_hand(cu, v))
 		return true;
-	want = min_t(s64, (s64)cu->spent_us * IMTCP_BUDGET_MAX,
+	want = min_t(s64, latest_cost(cu),
 		     (s64)v->srtt_us * IMTCP_BUDGET_MAX * 3 / 4);
 	return cu->credit >= want;
 }
