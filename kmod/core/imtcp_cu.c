@@ -524,6 +524,14 @@ static bool off_may_borrow(const struct imtcp_cu *cu,
  * measurement needs only to be out of debt. Traced (S6, prepay alone):
  * the first result after the rise, an upper edge at 13.2 Mbit/s, was
  * followed 0.70 s later, the budget saving that first one's cost again.
+ * Nor is the cost of a measurement begun in slow start (cu->slow_start)
+ * saved again: it was charged at a window still doubling, often until
+ * the slow start's own loss, and says nothing of what one costs after
+ * it. Traced (S2 at A = 80 % of C, a bulk flow): the first measurement's
+ * carried stream, its hold cut at a window of 100 by that loss, was
+ * charged 30.6 ms; out of debt after the recovery, 1.89 s after the
+ * start, the next waited until 3.41 s to save that again, and the first
+ * result, 14.6 Mbit/s for A = 22.8, stood until then.
  */
 static bool paid(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
@@ -531,7 +539,7 @@ static bool paid(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	if (in_debt(cu))
 		return false;
-	if (!cu->prepay || cu->off || cu->top ||
+	if (!cu->prepay || cu->off || cu->top || cu->slow_start ||
 	    cu->budget >= IMTCP_BUDGET_MAX || stream_at_hand(cu, v))
 		return true;
 	want = min_t(s64, latest_cost(cu),

@@ -1947,6 +1947,32 @@ TEST(prepay_spends_after_a_result_off_or_at_the_top)
 	}
 }
 
+/*
+ * The cost of a measurement begun in slow start is not saved again: the
+ * next needs only to be out of debt, as without prepay.
+ */
+TEST(prepay_saves_nothing_after_a_slow_start_measurement)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	u32 end;
+
+	v.slow_start = true;
+	v.cwnd = 8 * N;			/* past the slow start's 4 N */
+	v.in_flight = 8 * N;
+	cu = prepaid_once(&v);
+	EXPECT_EQ(4000, cu.spent_us);
+	EXPECT_EQ(-360000, cu.credit);
+	end = v.now_us;
+	v.slow_start = false;
+	v.now_us = end + 35900;			/* in debt: waits */
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	v.now_us = end + 36000;			/* out of debt */
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+}
+
 /* what it saves is at most 3/4 srtt of hold: the credit holds one srtt */
 TEST(prepay_saves_at_most_three_quarters_of_an_srtt)
 {
