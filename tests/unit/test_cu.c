@@ -1855,19 +1855,16 @@ TEST(off_ahead_bounds_the_debt_a_start_leaves)
 }
 
 /*
- * A connection with prepay at a 10 % budget, srtt 40 ms, after one
+ * @cu: a connection with prepay at a 10 % budget, srtt 40 ms, after one
  * measurement of 4 ms charged hold (in debt, 36 ms to pay); @v's clock
- * at its end.
+ * at its end. Returns that measurement's flags (IMTCP_CU_MEASURED).
  */
-static struct imtcp_cu prepaid_once(struct imtcp_cu_view *v)
+static u32 prepaid_once(struct imtcp_cu *cu, struct imtcp_cu_view *v)
 {
-	struct imtcp_cu cu;
-
 	v->srtt_us = 40000;
-	cu = budgeted(10, v);
-	imtcp_cu_set_prepay(&cu, true);
-	measure_once(&cu, v, 1000);
-	return cu;
+	*cu = budgeted(10, v);
+	imtcp_cu_set_prepay(cu, true);
+	return measure_once(cu, v, 1000);
 }
 
 /*
@@ -1878,9 +1875,10 @@ static struct imtcp_cu prepaid_once(struct imtcp_cu_view *v)
 TEST(prepay_saves_the_latest_cost_first)
 {
 	struct imtcp_cu_view v = bulk();
-	struct imtcp_cu cu = prepaid_once(&v);
+	struct imtcp_cu cu;
 	u32 end;
 
+	ASSERT_TRUE(prepaid_once(&cu, &v) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4000, cu.spent_us);
 	EXPECT_EQ(-360000, cu.credit);
 	end = v.now_us;
@@ -1904,9 +1902,10 @@ TEST(prepay_saves_the_latest_cost_first)
 TEST(prepay_lets_a_stream_at_hand_start_out_of_debt)
 {
 	struct imtcp_cu_view v = bulk();
-	struct imtcp_cu cu = prepaid_once(&v);
+	struct imtcp_cu cu;
 	u32 end;
 
+	ASSERT_TRUE(prepaid_once(&cu, &v) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(-360000, cu.credit);
 	end = v.now_us;
 	v.unsent = N;
@@ -1932,7 +1931,7 @@ TEST(prepay_spends_after_a_result_off_or_at_the_top)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		cu = prepaid_once(&v);
+		ASSERT_TRUE(prepaid_once(&cu, &v) & IMTCP_CU_MEASURED);
 		imtcp_cu_set_off_debt(&cu, 0);		/* no borrowing */
 		EXPECT_EQ(-360000, cu.credit);
 		end = v.now_us;
@@ -1960,7 +1959,7 @@ TEST(prepay_saves_nothing_after_a_slow_start_measurement)
 	v.slow_start = true;
 	v.cwnd = 8 * N;			/* past the slow start's 4 N */
 	v.in_flight = 8 * N;
-	cu = prepaid_once(&v);
+	ASSERT_TRUE(prepaid_once(&cu, &v) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4000, cu.spent_us);
 	EXPECT_EQ(-360000, cu.credit);
 	end = v.now_us;
