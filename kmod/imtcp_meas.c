@@ -113,6 +113,7 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *meas,
 	v->in_flight = tcp_packets_in_flight(tp);
 	v->can_measure = can_measure(sk);
 	v->slow_start = tcp_in_slow_start(tp);
+	v->first_ss = tcp_in_initial_slowstart(tp);
 	v->sent = meas->cu.state == IMTCP_STATE_SEND ? stream_sent(sk, meas) : 0;
 	/* a division, but only while a stream is out */
 	v->seg_us = meas->cu.state == IMTCP_STATE_SEND ?
@@ -355,7 +356,7 @@ static void trace_state(struct sock *sk, struct imtcp_meas *meas, u32 from)
 		return;
 	trace_imtcp_state(meas->entry.cookie, from, meas->cu.state, meas->cu.m, meas->cu.stream,
 			  tcp_snd_cwnd(tcp_sk(sk)), held_segs(sk),
-			  imtcp_cu_credit_us(&meas->cu));
+			  imtcp_cu_credit_us(&meas->cu), meas->cu.app_paced);
 }
 
 /* Carry out the entry into the state the control unit moved to. */

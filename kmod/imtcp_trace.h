@@ -29,8 +29,8 @@ TRACE_DEFINE_ENUM(IMTCP_STATE_EMPTY);
 
 TRACE_EVENT(imtcp_state,
 	    TP_PROTO(u64 cookie, u32 from, u32 to, u32 m, u32 stream, u32 cwnd,
-		     u32 held, s64 credit_us),
-	    TP_ARGS(cookie, from, to, m, stream, cwnd, held, credit_us),
+		     u32 held, s64 credit_us, u32 paced),
+	    TP_ARGS(cookie, from, to, m, stream, cwnd, held, credit_us, paced),
 	    TP_STRUCT__entry(__field(u64, cookie)
 			     __field(u32, from)
 			     __field(u32, to)
@@ -39,6 +39,7 @@ TRACE_EVENT(imtcp_state,
 			     __field(u32, cwnd)
 			     __field(u32, held)
 			     __field(s64, credit_us)
+			     __field(u32, paced)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->from = from;
@@ -48,13 +49,14 @@ TRACE_EVENT(imtcp_state,
 			   __entry->cwnd = cwnd;
 			   __entry->held = held;
 			   __entry->credit_us = credit_us;
+			   __entry->paced = paced;
 	    ),
-	    TP_printk("cookie=%llu %s->%s m=%u stream=%u cwnd=%u held=%u credit_us=%lld",
+	    TP_printk("cookie=%llu %s->%s m=%u stream=%u cwnd=%u held=%u credit_us=%lld paced=%u",
 		      __entry->cookie,
 		      imtcp_show_state(__entry->from),
 		      imtcp_show_state(__entry->to),
 		      __entry->m, __entry->stream, __entry->cwnd, __entry->held,
-		      __entry->credit_us)
+		      __entry->credit_us, __entry->paced)
 );
 
 /*

@@ -109,6 +109,7 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->limited = 1;
 	cu->free_starts = 0;
 	cu->slow_start = 0;
+	cu->first_ss = 0;
 	cu->resting = 0;
 	cu->failed_holds = 0;
 	cu->failures = 0;
@@ -528,14 +529,19 @@ static bool off_may_borrow(const struct imtcp_cu *cu,
  * measurement needs only to be out of debt. Traced (S6, prepay alone):
  * the first result after the rise, an upper edge at 13.2 Mbit/s, was
  * followed 0.70 s later, the budget saving that first one's cost again.
- * Nor is the cost of a measurement begun in slow start (cu->slow_start)
- * saved again: it was charged at a window still doubling, often until
- * the slow start's own loss, and says nothing of what one costs after
- * it. Traced (S2 at A = 80 % of C, a bulk flow): the first measurement's
- * carried stream, its hold cut at a window of 100 by that loss, was
- * charged 30.6 ms; out of debt after the recovery, 1.89 s after the
- * start, the next waited until 3.41 s to save that again, and the first
- * result, 14.6 Mbit/s for A = 22.8, stood until then.
+ * Nor is the cost of a measurement begun in the connection's first slow
+ * start (cu->first_ss) saved again: it was charged at a window still
+ * doubling, often until the slow start's own loss, and says nothing of
+ * what one costs after it. Traced (S2 at A = 80 % of C, a bulk flow,
+ * before bulk senders were left out): the first measurement's carried
+ * stream, its hold cut at a window of 100 by that loss, was charged
+ * 30.6 ms; out of debt after the recovery, 1.89 s after the start, the
+ * next waited until 3.41 s to save that again, and the first result,
+ * 14.6 Mbit/s for A = 22.8, stood until then. A later slow start (a
+ * recovery that ended below ssthresh, an idle restart) is no such
+ * thing: its window is the one the next measurements meet (S6: a
+ * recovery from a window of 36 left 11, and a measurement begun there
+ * cost 34.5 ms).
  * Nor does a bulk sender save (!app_paced): its measurements never
  * become free, so waiting only delays them. Traced (S1, a bulk flow,
  * A from 20 to 60 % of C): results of 6.9-7.3 Mbit/s for A = 18 (the
@@ -550,7 +556,7 @@ static bool paid(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	if (in_debt(cu))
 		return false;
 	if (!cu->prepay || !cu->app_paced || cu->off || cu->top ||
-	    cu->slow_start || cu->budget >= IMTCP_BUDGET_MAX ||
+	    cu->first_ss || cu->budget >= IMTCP_BUDGET_MAX ||
 	    stream_at_hand(cu, v))
 		return true;
 	want = min_t(s64, latest_cost(cu),
@@ -716,6 +722,7 @@ static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 		cu->free_starts--;
 	if (fresh) {
 		cu->slow_start = v->slow_start;
+		cu->first_ss = v->first_ss;
 		cu->spent_us = 0;
 	}
 	cu->free_us = v->queue_us;

@@ -67,6 +67,7 @@ struct imtcp_cu {
 	u8 limited;	/* the window kept data back at the last step */
 	u8 free_starts;	/* measurements that may still start in debt */
 	u8 slow_start;	/* the measurement began in slow start */
+	u8 first_ss;	/* ... in the first, before any loss */
 	u8 resting;	/* a hold failed: none begins before rest_until_us */
 	u8 failed_holds;/* holds in a row that ended without a stream */
 	u8 failures;	/* holds and streams failed since the last result */
@@ -122,6 +123,7 @@ struct imtcp_cu_view {
 	bool acked;		/* PASS: every stream segment is ACKed */
 	bool can_measure;	/* Open state and pacing in effect */
 	bool slow_start;	/* cwnd below ssthresh */
+	bool first_ss;		/* and ssthresh unset: no loss yet */
 	u32 srtt_us;		/* smoothed RTT */
 	u32 queue_us;		/* standing queue, beyond RTT noise */
 	u32 seg_us;		/* SEND: srtt / cwnd, a segment's time */

@@ -1960,29 +1960,38 @@ TEST(prepay_spends_after_a_result_off_or_at_the_top)
 }
 
 /*
- * The cost of a measurement begun in slow start is not saved again: the
- * next needs only to be out of debt, as without prepay.
+ * The cost of a measurement begun in the connection's first slow start
+ * (no loss yet) is not saved again: the next needs only to be out of
+ * debt, as without prepay. One begun in a later slow start (a recovery
+ * that left the window below ssthresh) is saved as any (i = 0: first,
+ * 1: later).
  */
-TEST(prepay_saves_nothing_after_a_slow_start_measurement)
+TEST(prepay_saves_nothing_after_a_first_slow_start_measurement)
 {
-	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu_view v;
 	struct imtcp_cu cu;
 	u32 end;
+	int i;
 
-	v.slow_start = true;
-	v.cwnd = 8 * N;			/* past the slow start's 4 N */
-	v.in_flight = 8 * N;
-	ASSERT_TRUE(prepaid_once(&cu, &v) & IMTCP_CU_MEASURED);
-	EXPECT_EQ(4000, cu.spent_us);
-	EXPECT_EQ(-360000, cu.credit);
-	end = v.now_us;
-	v.slow_start = false;
-	v.now_us = end + 35900;			/* in debt: waits */
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-	v.now_us = end + 36000;			/* out of debt */
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	for (i = 0; i < 2; i++) {
+		v = bulk();
+		v.slow_start = true;
+		v.first_ss = i == 0;
+		v.cwnd = 8 * N;			/* past the slow start's 4 N */
+		v.in_flight = 8 * N;
+		ASSERT_TRUE(prepaid_once(&cu, &v) & IMTCP_CU_MEASURED);
+		EXPECT_EQ(4000, cu.spent_us);
+		EXPECT_EQ(-360000, cu.credit);
+		end = v.now_us;
+		v.slow_start = false;
+		v.first_ss = false;
+		v.now_us = end + 35900;		/* in debt: waits */
+		imtcp_cu_step(&cu, N, K, &v);
+		EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+		v.now_us = end + 36000;		/* out of debt */
+		imtcp_cu_step(&cu, N, K, &v);
+		EXPECT_EQ(i ? IMTCP_STATE_EMPTY : IMTCP_STATE_STORE, cu.state);
+	}
 }
 
 /*
