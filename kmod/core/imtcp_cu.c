@@ -124,6 +124,7 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->write_segs = 0;
 	cu->first_len = 0;
 	cu->app_paced = 0;
+	cu->quiet_writes = 0;
 	cu->carried = 0;
 	cu->off = 0;
 	cu->prepay = 0;
@@ -388,6 +389,8 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 					       v->mss, U8_MAX);
 		if (write_finished(cu, v)) {	/* a write after a quiet time */
 			cu->app_paced = 1;
+			if (cu->quiet_writes < 2)
+				cu->quiet_writes++;
 			cu->wrote = v->mss ? cu->write_segs : 0;
 			write_ended(cu, v);
 			first_len_from(cu);
@@ -477,6 +480,20 @@ static bool stream_at_hand(const struct imtcp_cu *cu,
 	return !cu->limited && v->held >= cu->m;
 }
 
+/*
+ * The application has paced its own writes: two of them finished after
+ * quiet times (a bulk writer has none, but perhaps its first after the
+ * connection began). Unlike app_paced, it stays: a media sender that its
+ * window limits for a while waits on its send buffer then (in S6's 20 %
+ * phase, traced: app_paced 0 for most of its 20 s), and its measurements
+ * become free again once A rises above its rate; a bulk sender's never
+ * do.
+ */
+bool imtcp_cu_paces_writes(const struct imtcp_cu *cu)
+{
+	return cu->quiet_writes >= 2;
+}
+
 /* What the latest measurement was charged, in the credit's units. */
 static s64 latest_cost(const struct imtcp_cu *cu)
 {
@@ -486,7 +503,7 @@ static s64 latest_cost(const struct imtcp_cu *cu)
 /*
  * The latest result lay off the estimate (imtcp_cu_off) and the debt is
  * one the budget pays off within cu->off_debt_rtts srtt; with off_ahead
- * and a sender that paces its own writes (app_paced, as prepay), the
+ * and a sender that has paced its own writes (as prepay), the
  * debt once the new measurement costs what the latest one did
  * (spent_us), so that the bound holds for the debt a start leaves, not
  * only for the one it starts in. Traced (S6 of the accuracy benchmark,
@@ -503,15 +520,15 @@ static bool off_may_borrow(const struct imtcp_cu *cu,
 
 	if (!cu->off || !cu->off_debt_rtts)
 		return false;
-	if (cu->off_ahead && cu->app_paced)
+	if (cu->off_ahead && imtcp_cu_paces_writes(cu))
 		after -= latest_cost(cu);
 	return after >= -(s64)cu->budget * v->srtt_us * cu->off_debt_rtts;
 }
 
 /*
  * The budget has what a new measurement will likely cost: not in debt,
- * and with prepay, for a sender that paces its own writes (app_paced),
- * the credit holds what the latest measurement was charged (up to 3/4 of
+ * and with prepay, for a sender that has paced its own writes
+ * (imtcp_cu_paces_writes), the credit holds what the latest measurement was charged (up to 3/4 of
  * the srtt that the credit holds at most), unless the stream is at
  * hand, which costs nothing.
  *
@@ -542,8 +559,8 @@ static bool off_may_borrow(const struct imtcp_cu *cu,
  * thing: its window is the one the next measurements meet (S6: a
  * recovery from a window of 36 left 11, and a measurement begun there
  * cost 34.5 ms).
- * Nor does a bulk sender save (!app_paced): its measurements never
- * become free, so waiting only delays them. Traced (S1, a bulk flow,
+ * Nor does a bulk sender save (imtcp_cu_paces_writes): its measurements
+ * never become free, so waiting only delays them. Traced (S1, a bulk flow,
  * A from 20 to 60 % of C): results of 6.9-7.3 Mbit/s for A = 18 (the
  * window bounded the range), neither off nor top, and prepay held the
  * measurement that saw the rise 0.75 s past the debt: 47.6 RTT to
@@ -555,8 +572,8 @@ static bool paid(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	if (in_debt(cu))
 		return false;
-	if (!cu->prepay || !cu->app_paced || cu->off || cu->top ||
-	    cu->first_ss || cu->budget >= IMTCP_BUDGET_MAX ||
+	if (!cu->prepay || !imtcp_cu_paces_writes(cu) || cu->off ||
+	    cu->top || cu->first_ss || cu->budget >= IMTCP_BUDGET_MAX ||
 	    stream_at_hand(cu, v))
 		return true;
 	want = min_t(s64, latest_cost(cu),
