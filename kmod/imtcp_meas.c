@@ -356,8 +356,7 @@ static void trace_state(struct sock *sk, struct imtcp_meas *meas, u32 from)
 		return;
 	trace_imtcp_state(meas->entry.cookie, from, meas->cu.state, meas->cu.m, meas->cu.stream,
 			  tcp_snd_cwnd(tcp_sk(sk)), held_segs(sk),
-			  imtcp_cu_credit_us(&meas->cu), meas->cu.app_paced,
-			  imtcp_cu_paces_writes(&meas->cu));
+			  imtcp_cu_credit_us(&meas->cu), meas->cu.app_paced);
 }
 
 /* Carry out the entry into the state the control unit moved to. */

@@ -90,9 +90,9 @@ MODULE_PARM_DESC(served_across, "the served rates remembered are forgotten (A ro
 module_param(up_wide, bool, 0644);
 MODULE_PARM_DESC(up_wide, "after a result at the search range's upper edge, the next range reaches at least three times that result, as a range around it does (default Y; N = one and a half of the old range's width past it)");
 module_param(prepay, bool, 0644);
-MODULE_PARM_DESC(prepay, "for a sender that paces its own writes, a new measurement starts once the hold budget holds what the latest one cost (at most 3/4 srtt of hold), not as soon as it is out of debt; a stream at hand, or one after a result off the estimate or at the search range's upper edge or after a measurement begun in the first slow start, needs only no debt (default N: once out of debt)");
+MODULE_PARM_DESC(prepay, "a new measurement starts once the hold budget holds what the latest one cost (at most 3/4 srtt of hold), not as soon as it is out of debt; a stream at hand, or one after a result off the estimate or at the search range's upper edge or after a measurement begun in the first slow start, needs only no debt (default N: once out of debt)");
 module_param(off_ahead, bool, 0644);
-MODULE_PARM_DESC(off_ahead, "for a sender that paces its own writes, a measurement that a result off the estimate lets start in debt must stay within off_debt_rtts once it costs what the latest one did, not only start within it (default N: start within it)");
+MODULE_PARM_DESC(off_ahead, "a measurement that a result off the estimate lets start in debt must stay within off_debt_rtts once it costs what the latest one did, not only start within it (default N: start within it)");
 module_param(fast_fall, bool, 0644);
 MODULE_PARM_DESC(fast_fall, "the estimate falls at once to where two results agree, both below it by more than a quarter and by more than the recent results' spread; rises follow the median (default Y; N = a step either way on three results agreeing)");
 

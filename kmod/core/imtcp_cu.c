@@ -63,9 +63,8 @@
  * before it, which charged in full left almost no measurements. A
  * measurement (its first stream) starts only while the budget is not
  * in debt; its other streams follow without asking, and the debt they
- * leave is paid off before the next (with prepay, for a sender that
- * paces its own writes, the budget saves what the latest measurement
- * cost first: paid). Until a connection's first
+ * leave is paid off before the next (with prepay, the budget saves what
+ * the latest measurement cost first: paid). Until a connection's first
  * estimate, up to free_starts measurements may start in debt (each
  * start that needs it uses one, a hold that fails too): the first
  * estimate is what a new connection most needs, and a slow start's
@@ -76,9 +75,8 @@
  * So do the measurements that a result off the estimate lets start in
  * debt (imtcp_cu_off): a change of A is likely then, and the next
  * results decide whether the estimate follows; they borrow at most
- * off_debt_rtts srtt of the budget (with off_ahead, for a sender that
- * paces its own writes, counting what the latest measurement cost), so
- * the debt stays bounded.
+ * off_debt_rtts srtt of the budget (with off_ahead, counting what the
+ * latest measurement cost), so the debt stays bounded.
  * The first queue_us of each hold and of its stream's lateness are free
  * (the standing queue: srtt - min_rtt, less the RTT's variation, which is
  * noise and not queue): while a standing queue drains, the bottleneck
@@ -124,7 +122,6 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->write_segs = 0;
 	cu->first_len = 0;
 	cu->app_paced = 0;
-	cu->quiet_writes = 0;
 	cu->carried = 0;
 	cu->off = 0;
 	cu->prepay = 0;
@@ -389,8 +386,6 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 					       v->mss, U8_MAX);
 		if (write_finished(cu, v)) {	/* a write after a quiet time */
 			cu->app_paced = 1;
-			if (cu->quiet_writes < 2)
-				cu->quiet_writes++;
 			cu->wrote = v->mss ? cu->write_segs : 0;
 			write_ended(cu, v);
 			first_len_from(cu);
@@ -480,20 +475,6 @@ static bool stream_at_hand(const struct imtcp_cu *cu,
 	return !cu->limited && v->held >= cu->m;
 }
 
-/*
- * The application has paced its own writes: two of them finished after
- * quiet times (a bulk writer has none, but perhaps its first after the
- * connection began). Unlike app_paced, it stays: a media sender that its
- * window limits for a while waits on its send buffer then (in S6's 20 %
- * phase, traced: app_paced 0 for most of its 20 s), and its measurements
- * become free again once A rises above its rate; a bulk sender's never
- * do.
- */
-bool imtcp_cu_paces_writes(const struct imtcp_cu *cu)
-{
-	return cu->quiet_writes >= 2;
-}
-
 /* What the latest measurement was charged, in the credit's units. */
 static s64 latest_cost(const struct imtcp_cu *cu)
 {
@@ -502,9 +483,8 @@ static s64 latest_cost(const struct imtcp_cu *cu)
 
 /*
  * The latest result lay off the estimate (imtcp_cu_off) and the debt is
- * one the budget pays off within cu->off_debt_rtts srtt; with off_ahead
- * and a sender that has paced its own writes (as prepay), the
- * debt once the new measurement costs what the latest one did
+ * one the budget pays off within cu->off_debt_rtts srtt; with off_ahead,
+ * the debt once the new measurement costs what the latest one did
  * (spent_us), so that the bound holds for the debt a start leaves, not
  * only for the one it starts in. Traced (S6 of the accuracy benchmark,
  * its 20 % phase, srtt 58 ms, so a bound of 36.8 ms): results of 5.4-6.6
@@ -520,17 +500,16 @@ static bool off_may_borrow(const struct imtcp_cu *cu,
 
 	if (!cu->off || !cu->off_debt_rtts)
 		return false;
-	if (cu->off_ahead && imtcp_cu_paces_writes(cu))
+	if (cu->off_ahead)
 		after -= latest_cost(cu);
 	return after >= -(s64)cu->budget * v->srtt_us * cu->off_debt_rtts;
 }
 
 /*
  * The budget has what a new measurement will likely cost: not in debt,
- * and with prepay, for a sender that has paced its own writes
- * (imtcp_cu_paces_writes), the credit holds what the latest measurement was charged (up to 3/4 of
- * the srtt that the credit holds at most), unless the stream is at
- * hand, which costs nothing.
+ * and with prepay, the credit holds what the latest measurement was
+ * charged (up to 3/4 of the srtt that the credit holds at most), unless
+ * the stream is at hand, which costs nothing.
  *
  * Why prepay: a measurement that starts as soon as the debt is paid
  * leaves a debt as large as its cost, so where measurements cost much
@@ -549,22 +528,24 @@ static bool off_may_borrow(const struct imtcp_cu *cu,
  * Nor is the cost of a measurement begun in the connection's first slow
  * start (cu->first_ss) saved again: it was charged at a window still
  * doubling, often until the slow start's own loss, and says nothing of
- * what one costs after it. Traced (S2 at A = 80 % of C, a bulk flow,
- * before bulk senders were left out): the first measurement's carried
- * stream, its hold cut at a window of 100 by that loss, was charged
- * 30.6 ms; out of debt after the recovery, 1.89 s after the start, the
- * next waited until 3.41 s to save that again, and the first result,
- * 14.6 Mbit/s for A = 22.8, stood until then. A later slow start (a
+ * what one costs after it. Traced (S2 at A = 80 % of C, a bulk flow):
+ * the first measurement's carried stream, its hold cut at a window of
+ * 100 by that loss, was charged 30.6 ms; out of debt after the
+ * recovery, 1.89 s after the start, the next waited until 3.41 s to
+ * save that again, and the first result, 14.6 Mbit/s for A = 22.8,
+ * stood until then. A later slow start (a
  * recovery that ended below ssthresh, an idle restart) is no such
  * thing: its window is the one the next measurements meet (S6: a
  * recovery from a window of 36 left 11, and a measurement begun there
  * cost 34.5 ms).
- * Nor does a bulk sender save (imtcp_cu_paces_writes): its measurements
- * never become free, so waiting only delays them. Traced (S1, a bulk flow,
- * A from 20 to 60 % of C): results of 6.9-7.3 Mbit/s for A = 18 (the
- * window bounded the range), neither off nor top, and prepay held the
- * measurement that saw the rise 0.75 s past the debt: 47.6 RTT to
- * follow it against 3.3 without.
+ * A bulk sender's measurements never become free, and saving first
+ * only delays them (S1: the measurement that saw a rise held 0.75 s,
+ * 47.6 RTT to follow it against 3.3); but neither app_paced nor a count
+ * of writes after quiet times tells it from a media sender that its
+ * window limits for a while: in S6's 20 % phase such a sender's writer
+ * waited on its send buffer from 62-71 s until the rise, while in the
+ * VM a bulk writer woke late enough for writes after quiet times (two
+ * within its first 0.2 s). So the rule is the connection's, on or off.
  */
 static bool paid(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
@@ -572,9 +553,8 @@ static bool paid(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	if (in_debt(cu))
 		return false;
-	if (!cu->prepay || !imtcp_cu_paces_writes(cu) || cu->off ||
-	    cu->top || cu->first_ss || cu->budget >= IMTCP_BUDGET_MAX ||
-	    stream_at_hand(cu, v))
+	if (!cu->prepay || cu->off || cu->top || cu->first_ss ||
+	    cu->budget >= IMTCP_BUDGET_MAX || stream_at_hand(cu, v))
 		return true;
 	want = min_t(s64, latest_cost(cu),
 		     (s64)v->srtt_us * IMTCP_BUDGET_MAX * 3 / 4);

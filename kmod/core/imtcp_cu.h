@@ -82,7 +82,6 @@ struct imtcp_cu {
 	u8 write_segs;	/* full segments the last write brought at once */
 	u8 first_len;	/* no length known: the last write's (0: N) */
 	u8 app_paced;	/* writes come after quiet times, none waited */
-	u8 quiet_writes;/* writes finished after quiet times, up to 2 */
 	u8 carried;	/* stream 0 is the last measurement's newest */
 	u8 off;		/* the latest result lay off the estimate */
 	u8 prepay;	/* a measurement starts once its cost is saved */
@@ -153,7 +152,6 @@ void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 void imtcp_cu_off(struct imtcp_cu *cu, bool off);
 void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts);
 void imtcp_cu_set_prepay(struct imtcp_cu *cu, bool on);
-bool imtcp_cu_paces_writes(const struct imtcp_cu *cu);
 void imtcp_cu_set_off_ahead(struct imtcp_cu *cu, bool on);
 void imtcp_cu_top(struct imtcp_cu *cu, bool top);
 s64 imtcp_cu_credit_us(const struct imtcp_cu *cu);

@@ -1827,11 +1827,9 @@ TEST(a_result_off_the_estimate_borrows_a_bounded_debt)
 }
 
 /*
- * off_ahead: for a sender that has paced its own writes (two after quiet
- * times; here one the window limits at the moment), the bound holds for
- * the debt a borrowing start would leave, counting what the latest measurement cost
- * (4 ms of charged hold), not only for the debt it starts in. A bulk
- * sender's bound stays the one it starts in.
+ * off_ahead: the bound holds for the debt a borrowing start would leave,
+ * counting what the latest measurement cost (4 ms of charged hold), not
+ * only for the debt it starts in.
  */
 TEST(off_ahead_bounds_the_debt_a_start_leaves)
 {
@@ -1842,7 +1840,6 @@ TEST(off_ahead_bounds_the_debt_a_start_leaves)
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
 	imtcp_cu_set_off_ahead(&cu, true);
-	cu.quiet_writes = 2;
 	bound = -(s64)10 * v.srtt_us * IMTCP_OFF_DEBT_RTTS;
 	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4000, cu.spent_us);
@@ -1852,31 +1849,21 @@ TEST(off_ahead_bounds_the_debt_a_start_leaves)
 	EXPECT_FALSE(starts_at(&cu, &v, bound));
 	EXPECT_FALSE(starts_at(&cu, &v, bound + cost - 1));
 	EXPECT_TRUE(starts_at(&cu, &v, bound + cost));
-	/* a bulk sender: within the bound at the start is enough */
-	cu.quiet_writes = 1;
-	cu.spent_us = 4000;		/* that start began a new one */
-	EXPECT_TRUE(starts_at(&cu, &v, bound));
-	cu.spent_us = 4000;
-	EXPECT_FALSE(starts_at(&cu, &v, bound - 1));
 	/* with no result off the estimate, debt waits as ever */
-	cu.quiet_writes = 2;
 	imtcp_cu_off(&cu, false);
 	EXPECT_FALSE(starts_at(&cu, &v, -1));
 }
 
 /*
- * @cu: a connection with prepay at a 10 % budget, srtt 40 ms, of a
- * sender that has paced its own writes (two after quiet times) and that
- * the window limits at the moment, after one measurement of 4 ms charged hold (in
- * debt, 36 ms to pay); @v's clock at its end. Returns that measurement's
- * flags (IMTCP_CU_MEASURED).
+ * @cu: a connection with prepay at a 10 % budget, srtt 40 ms, after one
+ * measurement of 4 ms charged hold (in debt, 36 ms to pay); @v's clock
+ * at its end. Returns that measurement's flags (IMTCP_CU_MEASURED).
  */
 static u32 prepaid_once(struct imtcp_cu *cu, struct imtcp_cu_view *v)
 {
 	v->srtt_us = 40000;
 	*cu = budgeted(10, v);
 	imtcp_cu_set_prepay(cu, true);
-	cu->quiet_writes = 2;
 	return measure_once(cu, v, 1000);
 }
 
@@ -1994,62 +1981,6 @@ TEST(prepay_saves_nothing_after_a_first_slow_start_measurement)
 	}
 }
 
-/*
- * A bulk sender (its writer waits on its send buffer and never pauses;
- * one write after a quiet time, the first, is not enough) saves nothing:
- * its measurements never become free, and out of debt is enough, as
- * without prepay. A sender that has paced its writes keeps saving while
- * its writer waits on the buffer for a while (i = 0: bulk, 1: paced).
- */
-TEST(prepay_saves_nothing_for_a_bulk_sender)
-{
-	struct imtcp_cu_view v;
-	struct imtcp_cu cu;
-	u32 end;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		v = bulk();
-		ASSERT_TRUE(prepaid_once(&cu, &v) & IMTCP_CU_MEASURED);
-		cu.quiet_writes = i ? 2 : 1;
-		EXPECT_EQ(-360000, cu.credit);
-		end = v.now_us;
-		v.writer_waits = true;
-		v.now_us = end + 35900;		/* in debt: waits */
-		imtcp_cu_step(&cu, N, K, &v);
-		EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-		EXPECT_EQ(0, cu.app_paced);
-		v.now_us = end + 36000;		/* out of debt */
-		imtcp_cu_step(&cu, N, K, &v);
-		EXPECT_EQ(i ? IMTCP_STATE_EMPTY : IMTCP_STATE_STORE, cu.state);
-	}
-}
-
-/* Two writes finished after quiet times make a sender that paces them. */
-TEST(two_quiet_writes_make_a_pacer)
-{
-	struct imtcp_cu_view v = bulk();
-	struct imtcp_cu cu;
-	int i;
-
-	v.srtt_us = 40000;
-	v.unsent = 0;
-	v.cwnd = 100;
-	imtcp_cu_init(&cu, N);
-	imtcp_cu_step(&cu, N, K, &v);
-	for (i = 1; i <= 3; i++) {
-		v.write_seq += 17 * 1448;	/* a frame */
-		v.mss = 1448;
-		v.now_us += 40000;		/* after a quiet time */
-		imtcp_cu_step(&cu, N, K, &v);
-		v.now_us += 40000;
-		imtcp_cu_step(&cu, N, K, &v);
-		EXPECT_EQ(i >= 2, imtcp_cu_paces_writes(&cu));
-	}
-	imtcp_cu_init(&cu, N);
-	EXPECT_FALSE(imtcp_cu_paces_writes(&cu));
-}
-
 /* what it saves is at most 3/4 srtt of hold: the credit holds one srtt */
 TEST(prepay_saves_at_most_three_quarters_of_an_srtt)
 {
@@ -2059,7 +1990,6 @@ TEST(prepay_saves_at_most_three_quarters_of_an_srtt)
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
 	imtcp_cu_set_prepay(&cu, true);
-	cu.quiet_writes = 2;
 	cu.state = IMTCP_STATE_EMPTY;
 	cu.spent_us = 200000;
 	cu.credit = (s64)30000 * IMTCP_BUDGET_MAX - 1;
