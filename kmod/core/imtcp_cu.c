@@ -533,11 +533,10 @@ static bool off_may_borrow(const struct imtcp_cu *cu,
  * 100 by that loss, was charged 30.6 ms; out of debt after the
  * recovery, 1.89 s after the start, the next waited until 3.41 s to
  * save that again, and the first result, 14.6 Mbit/s for A = 22.8,
- * stood until then. A later slow start (a
- * recovery that ended below ssthresh, an idle restart) is no such
- * thing: its window is the one the next measurements meet (S6: a
- * recovery from a window of 36 left 11, and a measurement begun there
- * cost 34.5 ms).
+ * stood until then. A later slow start (a recovery that ended below
+ * ssthresh, an idle restart after a loss) is no such thing: its window
+ * is the one the next measurements meet (S6: a recovery from a window of
+ * 36 left 11, and a measurement begun there cost 34.5 ms).
  * A bulk sender's measurements never become free, and saving first
  * only delays them (S1: the measurement that saw a rise held 0.75 s,
  * 47.6 RTT to follow it against 3.3); but neither app_paced nor a count
