@@ -1867,6 +1867,15 @@ static u32 prepaid_once(struct imtcp_cu *cu, struct imtcp_cu_view *v)
 	return measure_once(cu, v, 1000);
 }
 
+/* The control unit's state after a step at @now_us. */
+static u8 state_at(struct imtcp_cu *cu, struct imtcp_cu_view *v,
+		   u32 now_us)
+{
+	v->now_us = now_us;
+	imtcp_cu_step(cu, N, K, v);
+	return cu->state;
+}
+
 /*
  * prepay: a new measurement waits until the credit holds what the latest
  * one cost, not only until the debt is paid; the same 4 ms of charged
@@ -1882,12 +1891,9 @@ TEST(prepay_saves_the_latest_cost_first)
 	EXPECT_EQ(4000, cu.spent_us);
 	EXPECT_EQ(-360000, cu.credit);
 	end = v.now_us;
-	v.now_us = end + 36000;			/* out of debt */
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-	v.now_us = end + 75900;
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
+	/* out of debt, then just short of the saved cost */
+	EXPECT_EQ(IMTCP_STATE_EMPTY, state_at(&cu, &v, end + 36000));
+	EXPECT_EQ(IMTCP_STATE_EMPTY, state_at(&cu, &v, end + 75900));
 	v.now_us = end + 76000;
 	EXPECT_EQ(IMTCP_CU_CHANGED, imtcp_cu_step(&cu, N, K, &v));
 	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
@@ -1910,12 +1916,9 @@ TEST(prepay_lets_a_stream_at_hand_start_out_of_debt)
 	end = v.now_us;
 	v.unsent = N;
 	v.held = N;
-	v.now_us = end + 35900;			/* in debt: waits */
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-	v.now_us = end + 36000;
-	imtcp_cu_step(&cu, N, K, &v);
-	EXPECT_NE(IMTCP_STATE_EMPTY, cu.state);
+	/* in debt: waits */
+	EXPECT_EQ(IMTCP_STATE_EMPTY, state_at(&cu, &v, end + 35900));
+	EXPECT_NE(IMTCP_STATE_EMPTY, state_at(&cu, &v, end + 36000));
 }
 
 /*
@@ -1937,12 +1940,10 @@ TEST(prepay_spends_after_a_result_off_or_at_the_top)
 		end = v.now_us;
 		imtcp_cu_off(&cu, i == 1);
 		imtcp_cu_top(&cu, i == 2);
-		v.now_us = end + 35900;			/* in debt: waits */
-		imtcp_cu_step(&cu, N, K, &v);
-		EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-		v.now_us = end + 36000;			/* out of debt */
-		imtcp_cu_step(&cu, N, K, &v);
-		EXPECT_EQ(i ? IMTCP_STATE_STORE : IMTCP_STATE_EMPTY, cu.state);
+		/* in debt: waits; out of debt: starts if spending */
+		EXPECT_EQ(IMTCP_STATE_EMPTY, state_at(&cu, &v, end + 35900));
+		EXPECT_EQ(i ? IMTCP_STATE_STORE : IMTCP_STATE_EMPTY,
+			  state_at(&cu, &v, end + 36000));
 	}
 }
 
@@ -1972,12 +1973,10 @@ TEST(prepay_saves_nothing_after_a_first_slow_start_measurement)
 		end = v.now_us;
 		v.slow_start = false;
 		v.first_ss = false;
-		v.now_us = end + 35900;		/* in debt: waits */
-		imtcp_cu_step(&cu, N, K, &v);
-		EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-		v.now_us = end + 36000;		/* out of debt */
-		imtcp_cu_step(&cu, N, K, &v);
-		EXPECT_EQ(i ? IMTCP_STATE_EMPTY : IMTCP_STATE_STORE, cu.state);
+		/* in debt: waits; out of debt: starts if not saving */
+		EXPECT_EQ(IMTCP_STATE_EMPTY, state_at(&cu, &v, end + 35900));
+		EXPECT_EQ(i ? IMTCP_STATE_EMPTY : IMTCP_STATE_STORE,
+			  state_at(&cu, &v, end + 36000));
 	}
 }
 
