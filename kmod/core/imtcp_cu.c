@@ -563,9 +563,17 @@ static bool paid(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 /*
  * A new measurement may start; a started one goes on regardless. Neither
  * holds while resting after a failed hold, unless its stream is at hand.
+ * None starts while the writes are short (imtcp_cu_writes_short): no
+ * stream of theirs shows A, so a hold would only delay a frame. Traced
+ * before this (a 2 Mbit/s sender, frames of 7 segments, 25 a second):
+ * every measurement's holds began with a frame and failed or gathered
+ * two frames, and no result was ever published; its frames' p50 / p99
+ * were 31.7 / 62.6 ms against reno's 24.6 / 44.6 at A = 80 % of C.
  */
 static bool may_start(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
+	if (measurement_new(cu) && cu->writes_short)
+		return false;
 	if (resting(cu, v->now_us) && !stream_at_hand(cu, v))
 		return false;
 	return !measurement_new(cu) || paid(cu, v) || cu->free_starts ||
