@@ -1221,22 +1221,23 @@ TEST(short_writes_start_no_measurement)
 {
 	struct imtcp_cu cu = started();
 	struct imtcp_cu_view v = writes(0);
-	u32 t = 10000, i;
+	u32 t_us = 10000, i;
 
 	for (i = 0; i < 3; i++)
-		short_frame(&cu, &v, IMTCP_WRITE_SEGS_MIN - 2, t += FRAME_GAP_US);
+		short_frame(&cu, &v, IMTCP_WRITE_SEGS_MIN - 2,
+			    t_us += FRAME_GAP_US);
 	ASSERT_TRUE(imtcp_cu_writes_short(&cu));
-	frame_at(&cu, &v, IMTCP_WRITE_SEGS_MIN - 2, t += FRAME_GAP_US);
+	frame_at(&cu, &v, IMTCP_WRITE_SEGS_MIN - 2, t_us += FRAME_GAP_US);
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-	v.now_us = t + QUIET_US;
+	v.now_us = t_us + QUIET_US;
 	v.in_flight = 0;
 	step_as_module(&cu, &v);
-	frame_at(&cu, &v, N, t += FRAME_GAP_US);	/* long, not finished */
+	frame_at(&cu, &v, N, t_us += FRAME_GAP_US);	/* long, not finished */
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-	v.now_us = t + QUIET_US;
+	v.now_us = t_us + QUIET_US;
 	v.in_flight = 0;
 	step_as_module(&cu, &v);
-	frame_at(&cu, &v, N - 2, t += FRAME_GAP_US);
+	frame_at(&cu, &v, N - 2, t_us += FRAME_GAP_US);
 	EXPECT_FALSE(imtcp_cu_writes_short(&cu));
 	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 }
