@@ -31,9 +31,10 @@
 #define IMTCP_FREE_MAX	8
 
 /*
- * After a result off the estimate (imtcp_cu_off), a measurement may start
- * in debt while the budget would pay the debt off within off_debt_rtts
- * srtt: by default so many, at most IMTCP_OFF_DEBT_MAX.
+ * After a result off the estimate (imtcp_cu_off) or at the search range's
+ * upper edge (imtcp_cu_top), a measurement may start in debt while the
+ * budget would pay the debt off within off_debt_rtts srtt: by default so
+ * many, at most IMTCP_OFF_DEBT_MAX.
  */
 #define IMTCP_OFF_DEBT_RTTS	32
 #define IMTCP_OFF_DEBT_MAX	256

@@ -1857,6 +1857,35 @@ TEST(a_result_off_the_estimate_borrows_a_bounded_debt)
 }
 
 /*
+ * A result at the search range's upper edge (imtcp_cu_top) says only
+ * that A lies above the range: the next measurement borrows as after
+ * one off the estimate, within the same bound, and not with
+ * off_debt_rtts at 0; a result inside the range ends that.
+ */
+TEST(a_result_at_the_top_borrows_a_bounded_debt)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	s64 bound;
+
+	v.srtt_us = 40000;
+	cu = budgeted(10, &v);
+	bound = -(s64)10 * v.srtt_us * IMTCP_OFF_DEBT_RTTS;
+	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
+	ASSERT_TRUE(cu.credit < 0);
+	EXPECT_FALSE(starts_at(&cu, &v, -1));	/* in debt: waits */
+	imtcp_cu_top(&cu, true);
+	EXPECT_TRUE(starts_at(&cu, &v, -1));	/* borrows */
+	EXPECT_TRUE(starts_at(&cu, &v, bound));
+	EXPECT_FALSE(starts_at(&cu, &v, bound - 1));
+	imtcp_cu_set_off_debt(&cu, 0);
+	EXPECT_FALSE(starts_at(&cu, &v, -1));
+	imtcp_cu_set_off_debt(&cu, IMTCP_OFF_DEBT_RTTS);
+	imtcp_cu_top(&cu, false);		/* a result inside the range */
+	EXPECT_FALSE(starts_at(&cu, &v, -1));
+}
+
+/*
  * off_ahead: the bound holds for the debt a borrowing start would leave,
  * counting what the latest measurement cost (4 ms of charged hold), not
  * only for the debt it starts in.
