@@ -486,15 +486,14 @@ static s64 latest_cost(const struct imtcp_cu *cu)
  * The latest result lay off the estimate (imtcp_cu_off) or at the search
  * range's upper edge (imtcp_cu_top: A lies above it, and the estimate is
  * only a lower bound), and the debt is one the budget pays off within
- * cu->off_debt_rtts srtt; with off_ahead,
- * the debt once the new measurement costs what the latest one did
- * (spent_us), so that the bound holds for the debt a start leaves, not
- * only for the one it starts in. Traced (S6 of the accuracy benchmark,
- * its 20 % phase, srtt 58 ms, so a bound of 36.8 ms): results of 5.4-6.6
- * Mbit/s lay more than a quarter off an estimate of 3.5-5.0, a start
- * 13.6 ms in debt after a measurement that cost 40 ms ended 44.6 ms in
- * debt, and when A rose 0.63 s later the first measurement, its stream
- * at hand, waited 1.6 s to repay it.
+ * cu->off_debt_rtts srtt; with off_ahead, the debt once the new
+ * measurement costs what the latest one did (spent_us), so that the bound
+ * holds for the debt a start leaves, not only for the one it starts in.
+ * Traced (S6 of the accuracy benchmark, its 20 % phase, srtt 58 ms, so a
+ * bound of 36.8 ms): results of 5.4-6.6 Mbit/s lay more than a quarter
+ * off an estimate of 3.5-5.0, a start 13.6 ms in debt after a measurement
+ * that cost 40 ms ended 44.6 ms in debt, and when A rose 0.63 s later the
+ * first measurement, its stream at hand, waited 1.6 s to repay it.
  */
 static bool off_may_borrow(const struct imtcp_cu *cu,
 			   const struct imtcp_cu_view *v)
