@@ -1823,6 +1823,15 @@ static bool starts_at(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 }
 
 /*
+ * The deepest credit a borrowing start may begin at, for a connection of
+ * budgeted(10, @v): IMTCP_OFF_DEBT_RTTS srtt of a 10 % budget.
+ */
+static s64 borrow_bound(const struct imtcp_cu_view *v)
+{
+	return -(s64)10 * v->srtt_us * IMTCP_OFF_DEBT_RTTS;
+}
+
+/*
  * A result off the estimate (imtcp_cu_off): the next measurement starts
  * in debt, as long as the budget pays that off within
  * IMTCP_OFF_DEBT_RTTS srtt; a result on it ends that.
@@ -1836,7 +1845,7 @@ TEST(a_result_off_the_estimate_borrows_a_bounded_debt)
 
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
-	bound = -(s64)10 * v.srtt_us * IMTCP_OFF_DEBT_RTTS;
+	bound = borrow_bound(&v);
 	EXPECT_EQ(IMTCP_OFF_DEBT_RTTS, cu.off_debt_rtts);
 	f = measure_once(&cu, &v, 1000);
 	ASSERT_TRUE(f & IMTCP_CU_MEASURED);
@@ -1870,7 +1879,7 @@ TEST(a_result_at_the_top_borrows_a_bounded_debt)
 
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
-	bound = -(s64)10 * v.srtt_us * IMTCP_OFF_DEBT_RTTS;
+	bound = borrow_bound(&v);
 	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
 	ASSERT_TRUE(cu.credit < 0);
 	EXPECT_FALSE(starts_at(&cu, &v, -1));	/* in debt: waits */
@@ -1899,7 +1908,7 @@ TEST(off_ahead_bounds_the_debt_a_start_leaves)
 	v.srtt_us = 40000;
 	cu = budgeted(10, &v);
 	imtcp_cu_set_off_ahead(&cu, true);
-	bound = -(s64)10 * v.srtt_us * IMTCP_OFF_DEBT_RTTS;
+	bound = borrow_bound(&v);
 	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
 	EXPECT_EQ(4000, cu.spent_us);
 	cost = (s64)cu.spent_us * IMTCP_BUDGET_MAX;
