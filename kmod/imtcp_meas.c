@@ -310,6 +310,7 @@ static void bound_range(struct sock *sk, struct imtcp_meas *meas, u64 hint_bps)
 			range_cap_bps(meas, hint_bps, tcp_sk(sk)->mss_cache));
 	if (cap_bps)
 		imtcp_est_bound(&meas->est, 0, cap_bps);
+	imtcp_est_bound(&meas->est, 0, imtcp_range_cap_bps(&meas->est));
 }
 
 /*
@@ -965,6 +966,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	meas->outrun = params.outrun;
 	meas->est.served.across = params.served_across;
 	meas->est.up_wide = params.up_wide;
+	meas->est.cap_range = params.cap_range;
 	imtcp_busy_init(&meas->busy, tcp_clock_us(), params.busy_margin);
 	imtcp_busy_set_window(&meas->busy, params.busy_window_rtts);
 	sock_diag_save_cookie(sk, cookie);

@@ -28,6 +28,7 @@ static bool carry = true;
 static bool outrun = true;
 static bool served_across = true;
 static bool up_wide = true;
+static bool cap_range;
 static bool prepay;
 static bool off_ahead;
 static bool fast_fall = true;
@@ -93,6 +94,8 @@ module_param(prepay, bool, 0644);
 MODULE_PARM_DESC(prepay, "a new measurement starts once the hold budget holds what the latest one cost (at most 3/4 srtt of hold), not as soon as it is out of debt; a stream at hand, or one after a result off the estimate or at the search range's upper edge or after a measurement begun in the first slow start, needs only no debt (default N: once out of debt)");
 module_param(off_ahead, bool, 0644);
 MODULE_PARM_DESC(off_ahead, "a measurement that a result off the estimate lets start in debt must stay within off_debt_rtts once it costs what the latest one did, not only start within it (default N: start within it)");
+module_param(cap_range, bool, 0644);
+MODULE_PARM_DESC(cap_range, "a measurement's search range reaches at most twice the path's capacity estimated alongside A, doubled after each result at the range's upper edge in a row, free after three (default N)");
 module_param(fast_fall, bool, 0644);
 MODULE_PARM_DESC(fast_fall, "the estimate falls at once to where two results agree, both below it by more than a quarter and by more than the recent results' spread; rises follow the median (default Y; N = a step either way on three results agreeing)");
 
@@ -129,6 +132,7 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->outrun = READ_ONCE(outrun);
 	p->served_across = READ_ONCE(served_across);
 	p->up_wide = READ_ONCE(up_wide);
+	p->cap_range = READ_ONCE(cap_range);
 	p->prepay = READ_ONCE(prepay);
 	p->off_ahead = READ_ONCE(off_ahead);
 }

@@ -16,6 +16,7 @@ struct imtcp_params {
 	bool outrun;			/* flat streams above it forget served rates */
 	bool served_across;		/* a rise counted over measurements */
 	bool up_wide;			/* past the top: as wide as around */
+	bool cap_range;			/* range's top bound by the capacity */
 	bool prepay;			/* a measurement's cost saved first */
 	bool off_ahead;			/* off bound counts the latest cost */
 };

@@ -573,11 +573,13 @@ static bool paid(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
  */
 static bool may_start(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
-	if (measurement_new(cu) && cu->writes_short)
+	bool fresh = measurement_new(cu);
+
+	if (fresh && cu->writes_short)
 		return false;
 	if (resting(cu, v->now_us) && !stream_at_hand(cu, v))
 		return false;
-	return !measurement_new(cu) || paid(cu, v) || cu->free_starts ||
+	return !fresh || paid(cu, v) || cu->free_starts ||
 	       off_may_borrow(cu, v);
 }
 

@@ -135,6 +135,8 @@ struct imtcp_est {
 	u8 stale;		/* the history is older than stale_rtts */
 	u8 off;			/* the latest result lay off the estimate */
 	u8 up_wide;		/* past the top: at least as a range around */
+	u8 cap_range;		/* the range's top bound by the capacity */
+	u8 tops;		/* results at the range's upper edge in a row */
 	u32 count;		/* results so far */
 	u64 last_us;		/* when the latest result came */
 	struct imtcp_bucket bucket;	/* the bottleneck's, as learnt */
@@ -200,5 +202,6 @@ u32 imtcp_rel_delays(const struct imtcp_stream *st, s32 *d);
 bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge,
 			   u64 width_bps, u64 result_bps);
 void imtcp_range_around(struct imtcp_est *e, u64 fit_bps, u64 spread_bps);
+u64 imtcp_range_cap_bps(const struct imtcp_est *e);
 
 #endif /* _IMTCP_EST_H */

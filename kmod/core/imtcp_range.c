@@ -15,6 +15,8 @@
 #define IMTCP_FIRST_LO_DIV	2	/* first range: hint / 2 .. */
 #define IMTCP_FIRST_HI_MUL	16	/* .. hint * 16 */
 #define IMTCP_FIRST_APP_MUL	4	/* .. * 4, application-limited */
+#define IMTCP_CAP_RANGE_MUL	2	/* range's top: 2 C .. */
+#define IMTCP_CAP_RANGE_LIFTS	3	/* .. doubled up to 3 times, then free */
 
 static void set_range(struct imtcp_est *e, u64 lo_bps, u64 hi_bps)
 {
@@ -141,6 +143,10 @@ bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge,
 {
 	u64 half_bps = width_bps / 2, top_bps = e->hi_bps;
 
+	if (edge == IMTCP_EDGE_HIGH)
+		e->tops = min_t(u32, e->tops + 1, U8_MAX);
+	else if (result_bps)
+		e->tops = 0;
 	switch (edge) {
 	case IMTCP_EDGE_HIGH:
 		if (result_bps && result_bps < top_bps)
@@ -169,4 +175,24 @@ void imtcp_range_around(struct imtcp_est *e, u64 fit_bps, u64 spread_bps)
 
 	set_range(e, min_t(u64, fit_bps / 2, lo_bps),
 		  max_t(u64, fit_bps * IMTCP_RANGE_UP, fit_bps + spread_bps));
+}
+
+/*
+ * The highest rate a search range may reach with e->cap_range (the
+ * module's cap_range): twice the capacity estimated alongside A
+ * (imtcp_cap.c), doubled after each result at the range's upper edge in
+ * a row (e->tops), and no bound after IMTCP_CAP_RANGE_LIFTS of them or
+ * while no capacity is known (0). A stream above C builds a queue as
+ * one at C does, so a range above 2 C spends its upper streams where
+ * nothing is learnt: in the VM (MTU 1500, C = 30 Mbit/s) a 5 Mbit/s
+ * sender in 1200-byte writes planned streams up to 192 Mbit/s while it
+ * estimated C at 29.6. The lift keeps a capacity median that reads low
+ * from holding the range below A: each upper-edge result there lifts it.
+ */
+u64 imtcp_range_cap_bps(const struct imtcp_est *e)
+{
+	if (!e->cap_range || !e->cap.median_bps ||
+	    e->tops > IMTCP_CAP_RANGE_LIFTS)
+		return 0;
+	return (IMTCP_CAP_RANGE_MUL * e->cap.median_bps) << e->tops;
 }
