@@ -32,6 +32,7 @@ TOP=$(cd "$SELFTESTS_DIR/.." && pwd)
 BIN=$TOP/build/selftests
 XFER=$BIN/xfer
 POISSON=$BIN/poisson
+TIMERLAT=$BIN/timerlat
 
 NS_SND=imtcp-snd-$$
 NS_RTR=imtcp-rtr-$$

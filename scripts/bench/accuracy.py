@@ -283,6 +283,18 @@ def write_series(path, sources, truth=(), rates=()):
                                   int(v[col]) / 1e6])
 
 
+def timer_figures(path):
+    """timerlat's line (how late the guest's timers fired during a run) as
+    numbers; {} if there is none."""
+    out = {}
+    for k, v in xfer_fields(path).items():
+        try:
+            out[k] = int(v)
+        except ValueError:
+            pass
+    return out if out.get("wakeups") else {}
+
+
 def med(v):
     return 100 * statistics.median(v) if v else None
 
@@ -469,9 +481,45 @@ def scenario(name, c_frames, workdir, outdir):
             late = settled_frames(ms, wf(f"{cc}.xfer"))
             if late:
                 res[f"{cc}_frame_settled_p99_ms"] = pct(late, 0.99)
+    for cc in ("imtcp", "bbr", "reno"):
+        for k, v in timer_figures(wf(f"{cc}.timers")).items():
+            res[f"{cc}_timer_{k}"] = v
     with open(os.path.join(outdir, "accuracy.jsonl"), "a") as f:
         f.write(json.dumps(res) + "\n")
     print(json.dumps(res))
+
+
+def timer_cell(r, cc):
+    """One run's timer lateness for the table: p50 / p99 / max in ms, and
+    the share of wakeups more than 1 ms late."""
+    n = r.get(f"{cc}_timer_wakeups")
+    if not n:
+        return "-"
+    ms = lambda k: r.get(f"{cc}_timer_late_{k}_us", 0) / 1000
+    over = 100 * r.get(f"{cc}_timer_late_over_1ms", 0) / n
+    return (f"{ms('p50'):.2f} / {ms('p99'):.2f} / {ms('max'):.1f}, "
+            f"{over:.1f} %")
+
+
+def timers_table(p, res):
+    rows = [r for r in res if any(r.get(f"{cc}_timer_wakeups")
+                                  for cc in ("imtcp", "bbr", "reno"))]
+    if not rows:
+        return
+    p()
+    p("The guest's timers during each run (selftests/timerlat.c: a "
+      "process woken every 2 ms, beside the transfer): how late it woke, "
+      "p50 / p99 / max ms, and the share of wakeups more than 1 ms late. "
+      "Late timers (the emulated CPU not running) burst the pacing and "
+      "delay netem's and tbf's releases, and the streams' ACK delays then "
+      "jump by milliseconds no queue made: a run whose imtcp column reads "
+      "late measured a path less faithful than the path check's.")
+    p()
+    p("| scenario | imtcp's run | BBR's run | reno's run |")
+    p("|---|---|---|---|")
+    for r in rows:
+        p(f"| {r['name']} | {timer_cell(r, 'imtcp')} "
+          f"| {timer_cell(r, 'bbr')} | {timer_cell(r, 'reno')} |")
 
 
 def fmt(x, f="{:.1f}"):
@@ -712,6 +760,7 @@ def table(outdir, c):
               f"| {fmt(r['imtcp_frame_p99_ms'])} / {fmt(rp99)} "
               f"| {fmt(ratio, '{:.2f}')} "
               f"| {fmt(ip99s)} / {fmt(rp99s)} | {fmt(ratio_s, '{:.2f}')} |")
+    timers_table(p, res)
     p()
     p("The truth's own jitter, |A of a 100 ms bin - the median A of the "
       "1.1 s around it| (% of C, median / p90; an estimate that followed A "

@@ -146,6 +146,7 @@ rm -f "$OUT"/accuracy* "$OUT"/together.jsonl
 # the path check, on the same settings, before anything else
 bench_path_check accuracy "$C" "$OUT"
 
+[ -x "$TIMERLAT" ] || { echo "no $TIMERLAT: run make tools" >&2; exit 1; }
 load_imtcp || exit 1
 set_imtcp_params "${BENCH_IMTCP_PARAMS:-}" || exit 1
 modprobe -q tcp_bbr || { echo "no tcp_bbr module"; exit 1; }
@@ -169,10 +170,13 @@ cross_profile() {
 }
 
 # run_one NAME CC KIND PROFILE [XFER OPTIONS]: one transfer over CC for the
-# whole profile, truth sampled alongside. Files: $WORK/NAME.CC.{cross,
-# xfer,samples}, and for imtcp NAME.imtcp.{trace,port}.
+# whole profile, truth sampled alongside, and how late the guest's timers
+# fired meanwhile (selftests/timerlat.c: late timers make the path
+# unfaithful for minutes that the path check before the run did not
+# see). Files: $WORK/NAME.CC.{cross,xfer,samples,timers}, and for imtcp
+# NAME.imtcp.{trace,port}.
 run_one() {
-	local name=$1 cc=$2 kind=$3 profile=$4 total=0 step sampler cross
+	local name=$1 cc=$2 kind=$3 profile=$4 total=0 step sampler cross timers
 	local xprofile events last=${4##* } arrivals=
 	shift 4
 	# an application-limited sender: when each frame arrived
@@ -200,10 +204,12 @@ run_one() {
 	sampler=$(sample_cross "$WORK/$name.$cc.cross")
 	cross_profile "$kind" "$xprofile" &
 	cross=$!
+	"$TIMERLAT" > "$WORK/$name.$cc.timers" &
+	timers=$!
 	RECV_ARRIVALS=$arrivals timed_send "$cc" $port "$total" \
 		-T "$WORK/$name.$cc.samples" "$@" > "$WORK/$name.$cc.xfer"
-	kill "$cross" 2>/dev/null
-	wait $cross
+	kill "$timers" "$cross" 2>/dev/null
+	wait $timers $cross
 	kill "$sampler" 2>/dev/null
 	if [ "$cc" = imtcp ]; then
 		trace_stop "$WORK/$name.imtcp.trace"

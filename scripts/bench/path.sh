@@ -14,7 +14,10 @@
 #          arrives at the receiver within 2 % of its set rate on the wire
 #   reno   a lone reno flow fills at least 95 % of C on the wire (frames
 #          arriving at the receiver from its 5th second to its 17th)
-# Rates on the wire are frame bytes (Ethernet header included), as tbf
+# Reported, not checked: how late the guest's timers fired during the
+# reno flow (selftests/timerlat.c; accuracy.sh reports the same beside
+# every transfer, since the emulation's timers can turn late after a
+# check has passed). Rates on the wire are frame bytes (Ethernet header included), as tbf
 # counts them, read from the receiver's d0 counters; an interval is timed
 # where its counters are read (see cross_rate_mbps in lib.sh).
 # Prints one line per figure and "path: faithful" or "path: NOT
@@ -93,6 +96,8 @@ done
 # second by second (a dip shows), and the bottleneck's drops
 timed_send reno 5901 20 > /tmp/path-reno.$$ &
 snd=$!
+"$TIMERLAT" -d 20 > /tmp/path-timers.$$ &
+tl=$!
 sleep 5
 read -r got series <<< "$(in_rcv python3 -c '
 import time
@@ -109,10 +114,14 @@ for _ in range(12):
     p, tp = b, t
 print("%.3f" % ((p - b0) * 8 / (tp - t0) / 1e6), " ".join(per))')"
 wait $snd
+kill "$tl" 2>/dev/null
+wait "$tl"
 line=$(cat /tmp/path-reno.$$)
-rm -f /tmp/path-reno.$$
+timers=$(cat /tmp/path-timers.$$)
+rm -f /tmp/path-reno.$$ /tmp/path-timers.$$
 echo "reno: $got Mbit/s on the wire ($(awk -v g="$got" -v c="$C" 'BEGIN { printf "%.1f", 100 * g / c }') % of C), goodput $(field goodput_mbps "$line") Mbit/s over 20 s, retrans $(field retrans "$line")"
 echo "reno: per second: $series"
+echo "timers: during the reno flow a process woken every 2 ms (selftests/timerlat.c) woke late by p50 $(field late_p50_us "$timers") us, p99 $(field late_p99_us "$timers") us, max $(field late_max_us "$timers") us, over 1 ms $(field late_over_1ms "$timers") of $(field wakeups "$timers") (reported, not checked)"
 echo "reno: bottleneck: $(tc -n "$NS_RTR" -s qdisc show dev r1 | awk '/qdisc tbf/ { t = 1 } t && /Sent/ { print; exit }')"
 float_ok "$got >= $FILL * $C / 100" || bad="$bad reno"
 

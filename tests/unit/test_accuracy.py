@@ -124,6 +124,47 @@ class HeldResults(unittest.TestCase):
         self.assertEqual([round(e, 3) for e in errs], [0.06, 0.0])
 
 
+class GuestTimers(unittest.TestCase):
+    LINE = ("wakeups=4000 interval_us=2000 late_p50_us=140 late_p90_us=300 "
+            "late_p99_us=2600 late_max_us=17100 late_over_1ms=80\n")
+
+    def write(self, text):
+        f = tempfile.NamedTemporaryFile("w", suffix=".timers", delete=False)
+        f.write(text)
+        f.close()
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
+    def test_the_line_as_numbers(self):
+        t = accuracy.timer_figures(self.write(self.LINE))
+        self.assertEqual(t["wakeups"], 4000)
+        self.assertEqual(t["late_p99_us"], 2600)
+        self.assertEqual(t["late_over_1ms"], 80)
+
+    def test_no_file_or_no_wakeups_is_nothing(self):
+        self.assertEqual(accuracy.timer_figures("/nonexistent.timers"), {})
+        self.assertEqual(accuracy.timer_figures(self.write("wakeups=0\n")),
+                         {})
+
+    def test_the_table_cell(self):
+        r = {f"imtcp_timer_{k}": v for k, v in accuracy.timer_figures(
+            self.write(self.LINE)).items()}
+        self.assertEqual(accuracy.timer_cell(r, "imtcp"),
+                         "0.14 / 2.60 / 17.1, 2.0 %")
+        self.assertEqual(accuracy.timer_cell(r, "reno"), "-")
+
+    def test_the_table_only_where_a_run_was_timed(self):
+        lines = []
+        out = lambda s="": lines.append(s)  # noqa: E731 (table's p)
+        accuracy.timers_table(out, [{"name": "S1"}])
+        self.assertEqual(lines, [])
+        accuracy.timers_table(out, [
+            {"name": "S1"}, {"name": "S4", "reno_timer_wakeups": 10,
+                             "reno_timer_late_p50_us": 100}])
+        self.assertIn("| S4 | - | - | 0.10 / 0.00 / 0.0, 0.0 % |", lines)
+        self.assertFalse(any(line.startswith("| S1 ") for line in lines))
+
+
 class TruthJitter(unittest.TestCase):
     def test_a_steady_truth_does_not_jitter(self):
         bins = [(0.1 * k, 40.0) for k in range(30)]
