@@ -143,10 +143,10 @@ trap 'trace_stop /dev/null 2>/dev/null; topo_down; rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
 rm -f "$OUT"/accuracy* "$OUT"/together.jsonl
 
+[ -x "$TIMERLAT" ] || { echo "no $TIMERLAT: run make tools" >&2; exit 1; }
 # the path check, on the same settings, before anything else
 bench_path_check accuracy "$C" "$OUT"
 
-[ -x "$TIMERLAT" ] || { echo "no $TIMERLAT: run make tools" >&2; exit 1; }
 load_imtcp || exit 1
 set_imtcp_params "${BENCH_IMTCP_PARAMS:-}" || exit 1
 modprobe -q tcp_bbr || { echo "no tcp_bbr module"; exit 1; }

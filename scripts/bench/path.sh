@@ -33,6 +33,7 @@ DELAY_MS=20
 in_range "$C" 1 10000 || { echo "BENCH_C_MBIT: 1-10000 Mbit/s" >&2; exit 2; }
 in_range "$TOL" 0 50 || { echo "BENCH_PATH_TOL_PCT: 0-50" >&2; exit 2; }
 in_range "$FILL" 50 100 || { echo "BENCH_PATH_FILL_PCT: 50-100" >&2; exit 2; }
+[ -x "$TIMERLAT" ] || { echo "no $TIMERLAT: run make tools" >&2; exit 2; }
 export SHAPE_BURST=${BENCH_BURST:-$BENCH_BUCKET_BYTES}
 in_range "$SHAPE_BURST" "$FRAME_BYTES" 10000000 ||
 	{ echo "BENCH_BURST: $FRAME_BYTES (one frame) to 10000000 bytes" >&2; exit 2; }
