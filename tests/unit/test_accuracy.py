@@ -161,8 +161,49 @@ class GuestTimers(unittest.TestCase):
         accuracy.timers_table(out, [
             {"name": "S1"}, {"name": "S4", "reno_timer_wakeups": 10,
                              "reno_timer_late_p50_us": 100}])
-        self.assertIn("| S4 | - | - | 0.10 / 0.00 / 0.0, 0.0 % |", lines)
+        self.assertIn("| S4 | - | - | 0.10 / 0.00 / 0.0, 0.0 % | - |", lines)
+        lines.clear()
+        accuracy.timers_table(out, [{"name": "S6", "jump_streams": 40,
+                                     "jump_over": 4, "jump_span_p90_ms": 8.2}])
+        self.assertIn("| S6 | - | - | - | 4 of 40 (10 %), 8.2 ms |", lines)
         self.assertFalse(any(line.startswith("| S1 ") for line in lines))
+
+
+class DelayJumps(unittest.TestCase):
+    def trace(self, streams):
+        """A trace of imtcp_sample and imtcp_stream lines: STREAMS is a
+        list of (stream, segs, delays in ms)."""
+        lines, t = [], 100.0
+        for i, segs, delays in streams:
+            for j, d in enumerate(delays):
+                t += 0.001
+                lines.append(f"  x-1 [000] ..s1. {t:.6f}: imtcp_sample: "
+                             f"cookie=7 stream={i} seg={j} tx_us=1 "
+                             f"delay_us={int(d * 1000)}")
+            t += 0.001
+            lines.append(f"  x-1 [000] ..s1. {t:.6f}: imtcp_stream: cookie=7 "
+                         f"stream={i} rate=1-2 segs={segs} mss=1448 "
+                         f"samples={len(delays)} outcome=flat "
+                         f"min_rtt_us=40000 carried=0")
+        f = tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False)
+        f.write("\n".join(lines) + "\n")
+        f.close()
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
+    def test_a_spread_beyond_the_streams_own_queue_counts(self):
+        # 16 segments of 1448 bytes at 28.7 Mbit/s queue 6.46 ms at most
+        path = self.trace([(0, 16, [40, 41, 46]),      # 6 ms: within
+                           (1, 16, [40, 48.0, 41]),    # 8 ms: within + 2
+                           (0, 16, [40, 50, 57]),      # 17 ms: beyond
+                           (1, 16, [40, 60])])         # two samples: none
+        n, over, p90 = accuracy.delay_jumps(path, 28.7)
+        self.assertEqual((n, over), (3, 1))
+        self.assertAlmostEqual(p90, 17.0, places=3)
+
+    def test_a_trace_without_samples_says_nothing(self):
+        path = self.trace([])
+        self.assertEqual(accuracy.delay_jumps(path, 28.7), (0, 0, None))
 
 
 class TruthJitter(unittest.TestCase):
