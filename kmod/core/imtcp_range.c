@@ -124,6 +124,19 @@ static u64 past_top_bps(const struct imtcp_est *e, u64 top_bps,
 }
 
 /*
+ * Results at the range's upper edge in a row (imtcp_range_cap_bps): a
+ * result anywhere else ends the row, a measurement without one does not.
+ */
+static void count_tops(struct imtcp_est *e, enum imtcp_edge edge,
+		       u64 result_bps)
+{
+	if (edge == IMTCP_EDGE_HIGH)
+		e->tops = min_t(u32, e->tops + 1, U8_MAX);
+	else if (result_bps)
+		e->tops = 0;
+}
+
+/*
  * The next range after a result at an edge of [lo_bps, hi_bps]
  * (@width_bps wide): past that edge, wider. Past the upper edge from
  * the result @result_bps where it lies below hi_bps: that is the
@@ -143,10 +156,7 @@ bool imtcp_range_past_edge(struct imtcp_est *e, enum imtcp_edge edge,
 {
 	u64 half_bps = width_bps / 2, top_bps = e->hi_bps;
 
-	if (edge == IMTCP_EDGE_HIGH)
-		e->tops = min_t(u32, e->tops + 1, U8_MAX);
-	else if (result_bps)
-		e->tops = 0;
+	count_tops(e, edge, result_bps);
 	switch (edge) {
 	case IMTCP_EDGE_HIGH:
 		if (result_bps && result_bps < top_bps)

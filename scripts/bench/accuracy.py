@@ -549,10 +549,9 @@ def timers_table(p, res):
       "imtcp's streams whose ACK delays spread wider than their own "
       f"segments could queue at C plus {JUMP_MARGIN_MS:.0f} ms, and the "
       "spread's p90 (telling where the load is light: near C the cross "
-      "traffic queues too). In S4 runs of 2026-12-02: 0-4 % and 2.6-5.9 "
-      "ms where the error median was 4.9-16.9 % of C, 16-26 % and "
-      "10.0-14.5 ms in four cells that read 12.0, 40.6, 46.6 and 52.4 % "
-      "off; S6 8-10 %.")
+      "traffic queues too; what these figures read in good and bad runs: "
+      "Documentation/benchmarks.rst, \"The guest's timers beside every "
+      "transfer\").")
     p()
     p("| scenario | imtcp's run | BBR's run | reno's run "
       "| imtcp's streams beyond their own queue, spread p90 |")

@@ -17,9 +17,10 @@
 # Reported, not checked: how late the guest's timers fired during the
 # reno flow (selftests/timerlat.c; accuracy.sh reports the same beside
 # every transfer, since the emulation's timers can turn late after a
-# check has passed). Rates on the wire are frame bytes (Ethernet header included), as tbf
-# counts them, read from the receiver's d0 counters; an interval is timed
-# where its counters are read (see cross_rate_mbps in lib.sh).
+# check has passed). Rates on the wire are frame bytes (Ethernet header
+# included), as tbf counts them, read from the receiver's d0 counters;
+# an interval is timed where its counters are read (see cross_rate_mbps
+# in lib.sh).
 # Prints one line per figure and "path: faithful" or "path: NOT
 # faithful (...)"; exit code 0 faithful, 1 not, 2 usage or test bed.
 # BENCH_PATH_TOL_PCT (2) and BENCH_PATH_FILL_PCT (95) change the bounds.
