@@ -196,8 +196,10 @@ run_one() {
 	port=$((port + 1))
 	if [ "$cc" = imtcp ]; then
 		echo mono > $TRACEFS/trace_clock
-		events=imtcp/imtcp_estimate
+		# estimates, and the streams' samples for delay_jumps
+		events="imtcp/imtcp_estimate imtcp/imtcp_sample imtcp/imtcp_stream"
 		[ "${BENCH_TRACE_ALL:-0}" = 1 ] && events=imtcp
+		# shellcheck disable=SC2086
 		trace_start $events sock/inet_sock_set_state || return 1
 		echo $port > "$WORK/$name.imtcp.port"
 	fi

@@ -3,8 +3,12 @@
 """Unit tests of the accuracy benchmark's analysis (scripts/bench/
 accuracy.py) on synthetic truth and estimates; TAP output like the
 kselftest harness's, for scripts/test-all.sh to count."""
+import contextlib
+import io
+import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import unittest
@@ -204,6 +208,46 @@ class DelayJumps(unittest.TestCase):
     def test_a_trace_without_samples_says_nothing(self):
         path = self.trace([])
         self.assertEqual(accuracy.delay_jumps(path, 28.7), (0, 0, None))
+
+
+class Unfaithful(unittest.TestCase):
+    def test_a_run_within_both_bounds_is_not_flagged(self):
+        r = {"jump_streams": 100, "jump_over": 10,
+             "imtcp_timer_wakeups": 1000, "imtcp_timer_late_over_1ms": 150}
+        self.assertEqual(accuracy.unfaithful(r), "")
+
+    def test_jumps_and_timers_each_flag_a_run(self):
+        self.assertEqual(accuracy.unfaithful(
+            {"jump_streams": 100, "jump_over": 11}), "jumps 11 %")
+        self.assertEqual(accuracy.unfaithful(
+            {"imtcp_timer_wakeups": 1000, "imtcp_timer_late_over_1ms": 220}),
+            "timers 22 %")
+        self.assertEqual(accuracy.unfaithful(
+            {"jump_streams": 50, "jump_over": 13, "imtcp_timer_wakeups": 100,
+             "imtcp_timer_late_over_1ms": 39}), "jumps 26 %, timers 39 %")
+
+    def test_a_run_without_the_figures_is_not_flagged(self):
+        # BBR's and reno's timers do not count: their runs are not imtcp's
+        self.assertEqual(accuracy.unfaithful(
+            {"name": "S1", "reno_timer_wakeups": 10,
+             "reno_timer_late_over_1ms": 10}), "")
+
+    def test_the_table_marks_the_flagged_scenario(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        base = {"truth_median": 20.0, "estimate_median": 21.0,
+                "median_err_pct_c": 3.0, "p90_err_pct_c": 9.0,
+                "per_rtt": 0.5, "first_ms": 200, "first_rtt": 5.0,
+                "goodput_mbps": 20.0}
+        with open(os.path.join(d, "accuracy.jsonl"), "w") as f:
+            f.write(json.dumps(dict(base, name="S1")) + "\n")
+            f.write(json.dumps(dict(base, name="S2", jump_streams=20,
+                                    jump_over=5)) + "\n")
+        with contextlib.redirect_stdout(io.StringIO()):
+            accuracy.table(d, 30)
+        md = open(os.path.join(d, "accuracy.md")).read()
+        self.assertIn("| S1 |", md)
+        self.assertIn("| S2 (unfaithful: jumps 25 %) |", md)
 
 
 class TruthJitter(unittest.TestCase):
