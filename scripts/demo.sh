@@ -14,7 +14,9 @@
 # shell builtins only: under TCG starting a process takes a good part of
 # a second, and the demo should not disturb what it shows. At the end:
 # the connection as ss -ti shows it, each estimate against the A the
-# router counted in the second before it, the module's statistics, and
+# router counted in the second before it, how late the machine's timers
+# fired meanwhile (selftests/timerlat.c: over 15 % more than 1 ms late,
+# the emulated path was not faithful), the module's statistics, and
 # a picture of it all beside the kernel's own figure (the flow's
 # tcpi_delivery_rate), $IMTCP_OUT/demo.png (build/vm/demo/demo.png;
 # scripts/demo-plot.py, with Debian's python3-matplotlib).
@@ -24,7 +26,7 @@ C_MBIT=20
 CROSS="4 8 4"
 SECS=18
 OUT=$(mktemp -d)
-trap 'kill $sampler $watcher 2>/dev/null; topo_down; rm -rf "$OUT"' EXIT
+trap 'kill $sampler $watcher $timers 2>/dev/null; topo_down; rm -rf "$OUT"' EXIT
 
 # One line a second: the cross traffic the router received in that
 # second (bytes on r2, timed where they are read) and A = C - cross,
@@ -112,13 +114,15 @@ profile=$(for r in $CROSS; do printf '%s:6 ' "$r"; done)
 cross0=${EPOCHREALTIME/./}
 in_x "$POISSON" -c $RCV_ADDR -C -r "$profile" >/dev/null &
 cross=$!
+"$TIMERLAT" > "$OUT/timers" &
+timers=$!
 timed_send imtcp 5201 $SECS -T "$OUT/samples" > "$OUT/result" &
 spid=$!
 sleep $((SECS / 2))
 in_snd ss -tin "dport = :5201" > "$OUT/ss"
 wait "$spid" || { echo "transfer failed"; exit 1; }
-kill "$sampler" "$watcher"
-wait "$printer" "$cross"
+kill "$sampler" "$watcher" "$timers"
+wait "$printer" "$cross" "$timers"
 echo "== the connection half way, as ss -ti showed it:"
 sed -n '2,$p' "$OUT/ss" | sed 's/^/   /'
 echo "== result: $(cat "$OUT/result")"
@@ -155,6 +159,16 @@ END {
 	printf "   %d estimates; median error %.1f Mbit/s (%.0f %% of C)\n",
 		m, errs[int((m + 1) / 2)], 100 * errs[int((m + 1) / 2)] / (c * p)
 }' "$OUT/truth" "$OUT/est"
+late=$(field late_over_1ms "$(cat "$OUT/timers")")
+wakeups=$(field wakeups "$(cat "$OUT/timers")")
+echo "== the emulated machine's timers during the transfer (a process woken every 2 ms):"
+echo "   $late of $wakeups wakeups over 1 ms late, p99 $(field late_p99_us "$(cat "$OUT/timers")") us"
+if [ -n "$late" ] && [ -n "$wakeups" ] && [ $((late * 100)) -gt $((wakeups * 15)) ]; then
+	echo "   over 15 %: the emulation ran late (a busy host), and the path was"
+	echo "   not faithful this run; the figures above are the emulation's as"
+	echo "   much as imtcp's (Documentation/benchmarks.rst, \"The guest's timers"
+	echo "   beside every transfer\")"
+fi
 echo "== module statistics (the sender's network namespace):"
 ip netns exec "$NS_SND" "$STAT" -s | sed 's/^/   /'
 PNG=${IMTCP_OUT:-$TOP/build}/demo.png
