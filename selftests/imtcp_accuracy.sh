@@ -195,6 +195,7 @@ test_step() {
 
 tap_begin 2
 load_imtcp || { echo "cannot load imtcp"; exit $KSFT_FAIL; }
+[ -x "$TIMERLAT" ] || { echo "no $TIMERLAT: make -C selftests"; exit $KSFT_FAIL; }
 if ! topo_up ${C}mbit $DELAY || ! cross_up || ! udp_sink ||
 	! calibrate_rtt ${C}mbit $DELAY; then
 	echo "cannot build the test bed"
