@@ -159,15 +159,10 @@ END {
 	printf "   %d estimates; median error %.1f Mbit/s (%.0f %% of C)\n",
 		m, errs[int((m + 1) / 2)], 100 * errs[int((m + 1) / 2)] / (c * p)
 }' "$OUT/truth" "$OUT/est"
-late=$(field late_over_1ms "$(cat "$OUT/timers")")
-wakeups=$(field wakeups "$(cat "$OUT/timers")")
 echo "== the emulated machine's timers during the transfer (a process woken every 2 ms):"
-echo "   $late of $wakeups wakeups over 1 ms late, p99 $(field late_p99_us "$(cat "$OUT/timers")") us"
-if [ -n "$late" ] && [ -n "$wakeups" ] && [ $((late * 100)) -gt $((wakeups * 15)) ]; then
-	echo "   over 15 %: the emulation ran late (a busy host), and the path was"
-	echo "   not faithful this run; the figures above are the emulation's as"
-	echo "   much as imtcp's (Documentation/benchmarks.rst, \"The guest's timers"
-	echo "   beside every transfer\")"
+if timers_late "$OUT/timers" "   the transfer"; then
+	echo "   (a busy host): the figures above are the emulation's as much"
+	echo "   as imtcp's"
 fi
 echo "== module statistics (the sender's network namespace):"
 ip netns exec "$NS_SND" "$STAT" -s | sed 's/^/   /'
