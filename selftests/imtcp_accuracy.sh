@@ -35,6 +35,8 @@ RTTS=${ACC_RTTS:-10}
 STEP_SECS=${ACC_STEP_SECS:-8}
 JUMP_PCT=${ACC_JUMP_PCT:-10}
 LATE_PCT=${ACC_LATE_PCT:-15}
+# the estimates (judge), and the streams' samples (faithful)
+EVENTS="imtcp/imtcp_estimate imtcp/imtcp_sample imtcp/imtcp_stream"
 export SHAPE_BURST=$BENCH_BUCKET_BYTES
 WORK=$(mktemp -d)
 keep_traces() {
@@ -128,7 +130,7 @@ test_steady() {
 	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -b "$(cross_payload $C 40)" \
 		-t 25 -C -l "$MSS_BYTES" -s 7 >/dev/null &
 	sleep 2
-	trace_start imtcp || fail "tracing"
+	trace_start $EVENTS || fail "tracing"
 	"$TIMERLAT" > "$WORK/steady.timers" &
 	tl=$!
 	t0=$(uptime_s)
@@ -158,7 +160,7 @@ test_step() {
 		-r "$(cross_payload $C 20):12 $(cross_payload $C 60):16" >/dev/null &
 	gen=$!
 	sleep 2
-	trace_start imtcp || fail "tracing"
+	trace_start $EVENTS || fail "tracing"
 	"$TIMERLAT" > "$WORK/step.timers" &
 	tl=$!
 	t0=$(uptime_s)		# the step comes 10 s later

@@ -30,12 +30,12 @@ cleanup() {
 }
 
 test_install() {
-	local t0=$SECONDS
+	local t0_s=$SECONDS
 	dpkg -i "$DEBS"/imtcp-dkms_"$VERSION"_all.deb \
 		"$DEBS"/imtcp-tools_"$VERSION"_*.deb > "$WORK/dpkg.out" 2>&1 ||
 		{ cat "$WORK/dpkg.out"; fail "dpkg -i failed"; }
 	# the whole test took 783 s on a slow host (2026-12-02): say where
-	echo "dpkg -i (DKMS build included): $((SECONDS - t0)) s"
+	echo "dpkg -i (DKMS build included): $((SECONDS - t0_s)) s"
 	grep -E "^(Building|Installing|Setting up|depmod)" "$WORK/dpkg.out"
 	dpkg -s imtcp-dkms imtcp-tools | grep -E '^(Package|Status|Version)'
 	dpkg -s imtcp-dkms | grep -q '^Status: install ok installed' ||
@@ -75,11 +75,11 @@ test_at_work() {
 }
 
 test_remove() {
-	local t0=$SECONDS
+	local t0_s=$SECONDS
 	rmmod imtcp || fail "rmmod failed"
 	dpkg -r imtcp-tools imtcp-dkms > "$WORK/dpkg.out" 2>&1 ||
 		{ cat "$WORK/dpkg.out"; fail "dpkg -r failed"; }
-	echo "dpkg -r: $((SECONDS - t0)) s"
+	echo "dpkg -r: $((SECONDS - t0_s)) s"
 	[ -e "$MODS/updates/dkms/imtcp.ko" ] && fail "imtcp.ko still installed"
 	modprobe -n imtcp 2>/dev/null && fail "modprobe still finds imtcp"
 	[ -e /usr/bin/imtcp-stat ] && fail "imtcp-stat still installed"
@@ -105,13 +105,13 @@ mods_overlay() {
 	*) overlay "$MODS" ;;
 	esac
 }
-t0=$SECONDS
+t0_s=$SECONDS
 overlay /usr && overlay /var && mods_overlay ||
 	{ echo "1..0 # SKIP no overlayfs over the VM's root"; exit $KSFT_SKIP; }
-t_overlays=$((SECONDS - t0))
+overlays_s=$((SECONDS - t0_s))
 
 tap_begin 3
-echo "# overlays: $t_overlays s"
+echo "# overlays: $overlays_s s"
 run_test packages_install_and_load test_install
 run_test installed_module_and_tool_at_work test_at_work
 run_test packages_remove test_remove
