@@ -33,6 +33,8 @@ BIN=$TOP/build/selftests
 XFER=$BIN/xfer
 POISSON=$BIN/poisson
 TIMERLAT=$BIN/timerlat
+# the bounds of a faithful emulated path (FAITHFUL_JUMP_PCT, _LATE_PCT)
+source "$SELFTESTS_DIR/faithful.env"
 
 NS_SND=imtcp-snd-$$
 NS_RTR=imtcp-rtr-$$
@@ -552,13 +554,14 @@ field() {
 
 # timers_late FILE NAME [PCT]: of timerlat's line in FILE (a process
 # woken every 2 ms beside a flow: selftests/timerlat.c), print how late
-# its wakeups came, as NAME's; true when more than PCT (LATE_PCT, 15) %
+# its wakeups came, as NAME's; true when more than PCT (LATE_PCT,
+# default FAITHFUL_LATE_PCT of selftests/faithful.env) %
 # came over 1 ms late: the emulated machine ran late, and a path it
 # emulated was not faithful (Documentation/benchmarks.rst, "Selftests
 # and benchmark cells on an unfaithful path"). False for a FILE without
 # wakeups (timerlat stopped before its first: no sign either way).
 timers_late() {
-	local line late n pct=${3:-${LATE_PCT:-15}}
+	local line late n pct=${3:-${LATE_PCT:-$FAITHFUL_LATE_PCT}}
 	line=$(cat "$1" 2>/dev/null)
 	late=$(field late_over_1ms "$line")
 	n=$(field wakeups "$line")

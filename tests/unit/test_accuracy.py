@@ -9,6 +9,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -211,6 +212,26 @@ class DelayJumps(unittest.TestCase):
 
 
 class Unfaithful(unittest.TestCase):
+    def test_the_bounds_are_the_selftests_bounds(self):
+        # one file for both: what bash sources is what accuracy.py reads
+        out = subprocess.run(
+            ["bash", "-c", 'source "$1"; echo "$FAITHFUL_JUMP_PCT '
+             '$FAITHFUL_LATE_PCT"', "-", accuracy.FAITHFUL_ENV],
+            capture_output=True, text=True, check=True).stdout.split()
+        self.assertEqual([int(x) for x in out],
+                         [round(100 * accuracy.JUMP_SHARE_MAX),
+                          round(100 * accuracy.LATE_SHARE_MAX)])
+        self.assertEqual(out, ["10", "15"])
+
+    def test_bounds_parse_names_and_skip_comments(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        path = os.path.join(d, "f.env")
+        with open(path, "w") as f:
+            f.write("# a comment\n\nFAITHFUL_JUMP_PCT=7\nFAITHFUL_LATE_PCT=20\n")
+        self.assertEqual(accuracy.faithful_bounds(path),
+                         {"FAITHFUL_JUMP_PCT": 7, "FAITHFUL_LATE_PCT": 20})
+
     def test_a_run_within_both_bounds_is_not_flagged(self):
         r = {"jump_streams": 100, "jump_over": 10,
              "imtcp_timer_wakeups": 1000, "imtcp_timer_late_over_1ms": 150}
