@@ -93,11 +93,11 @@
  *     has no rule for steps); results more than stale_rtts minimum RTTs
  *     before the latest are forgotten, and the served rates remembered
  *     with them.
- *   o A result, and the estimate after it, is held between 9/10 of what
+ *   o A result, and the estimate after it, is held between 97 % of what
  *     the connection was delivered at while the bottleneck's queue stood
- *     (then its rate is A itself; core/imtcp_busy.c) and the highest
- *     such rate of the last 2-4 srtt (busy_window_rtts; busy_margin
- *     percent more, if set).
+ *     (then its rate is A itself; core/imtcp_busy.c; busy_floor_pct)
+ *     and the highest such rate of the last 2-4 srtt (busy_window_rtts;
+ *     busy_margin percent more, if set).
  *   o A receiver that ACKs every second segment leaves half the samples.
  *   o The path's capacity is estimated alongside A, from the service
  *     time each fit finds (the median of the latest eight measurements';

@@ -969,6 +969,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	meas->est.cap_range = params.cap_range;
 	imtcp_busy_init(&meas->busy, tcp_clock_us(), params.busy_margin);
 	imtcp_busy_set_window(&meas->busy, params.busy_window_rtts);
+	imtcp_busy_set_floor(&meas->busy, params.busy_floor_pct);
 	sock_diag_save_cookie(sk, cookie);
 	meas->entry.cookie = (u64)cookie[1] << 32 | cookie[0];
 	set_identity(sk, meas);

@@ -12,6 +12,7 @@ struct imtcp_params {
 	u32 off_debt_rtts;		/* srtt of budget an off result lends */
 	u32 busy_margin;			/* percent over the busy rate */
 	u32 busy_window_rtts;		/* a window of the busy maximum */
+	u32 busy_floor_pct;		/* the floor, percent of the busy rate */
 	bool carry;			/* carry a measurement's newest stream */
 	bool outrun;			/* flat streams above it forget served rates */
 	bool served_across;		/* a rise counted over measurements */

@@ -62,9 +62,10 @@ test_params_range_checked() {
 	off_debt_rtts 0 256
 	busy_margin 0 100
 	busy_window_rtts 1 16
+	busy_floor_pct 0 100
 	fail_alloc_every 0 1000000
 	EOF
-	echo "eleven parameters refuse values outside their ranges"
+	echo "twelve parameters refuse values outside their ranges"
 }
 
 # A connection that sets nothing gets the default: imtcp after the sysctl.

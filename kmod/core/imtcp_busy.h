@@ -12,6 +12,7 @@
 #define IMTCP_BUSY_WINDOW_RTTS	2	/* a window of the maximum, in srtt */
 #define IMTCP_BUSY_WINDOW_MAX	16	/* busy_window_rtts: at most */
 #define IMTCP_BUSY_MARGIN_MAX	100	/* the cap's margin, percent */
+#define IMTCP_BUSY_FLOOR_PCT	97	/* the floor: this much of the busy rate */
 
 struct imtcp_busy {
 	u64 since_us;		/* the latest ACK that showed no queue */
@@ -19,11 +20,13 @@ struct imtcp_busy {
 	u64 max_bps[2];		/* highest busy rate: this window, the last */
 	u64 recent_bps;		/* highest since the last measurement */
 	u32 margin_pct;		/* the cap: the busy rate and this much more */
+	u32 floor_pct;		/* the floor: this much of the busy rate */
 	u32 window_rtts;	/* a window of the maximum, in srtt */
 };
 
 void imtcp_busy_init(struct imtcp_busy *b, u64 now_us, u32 margin_pct);
 void imtcp_busy_set_window(struct imtcp_busy *b, u32 rtts);
+void imtcp_busy_set_floor(struct imtcp_busy *b, u32 pct);
 void imtcp_busy_ack(struct imtcp_busy *b, u64 now_us, s64 rtt_us,
 		    u32 empty_us, u32 srtt_us);
 void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,

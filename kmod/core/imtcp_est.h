@@ -63,7 +63,7 @@ struct imtcp_stream {
 /*
  * Whether the busy-link bounds (imtcp_busy.c) moved the latest result or
  * the estimate: held down to the busy delivery rate's cap (CAP) or up
- * to 9/10 of its floor (FLOOR). The values are the uapi's IMTCP_BOUND_*
+ * to busy_floor_pct of its floor (FLOOR). The values are the uapi's IMTCP_BOUND_*
  * (checked at build time in imtcp_main.c).
  */
 enum imtcp_held {

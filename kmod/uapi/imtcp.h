@@ -124,10 +124,11 @@ enum {
 
 /*
  * What the busy-link bounds did to the latest update (IMTCP_A_BOUND).
- * The estimate is held within 9/10 of the lower and 5/4 of the higher
- * delivery rate the connection had while the bottleneck kept a queue
- * (IMTCP_A_BUSY): CAP, the estimate (or, if it was not moved, the latest
- * result) was held down to 5/4 of it; FLOOR, raised to 9/10. Then the
+ * The estimate is held within busy_floor_pct (97) percent of the lower
+ * and busy_margin (0) percent above the higher delivery rate the
+ * connection had while the bottleneck kept a queue (module parameters;
+ * IMTCP_A_BUSY): CAP, the estimate (or, if it was not moved, the latest
+ * result) was held down to that; FLOOR, raised to that. Then the
  * figure shown is the delivery rate's, not the probe's (IMTCP_A_PROBE).
  * Between results the figure shown follows the cap as it is at each ACK
  * (down with it, and back up to the estimate). Where that takes it more

@@ -8,6 +8,7 @@
 #include "core/imtcp_busy.h"
 
 #define MBIT	1000000ULL
+#define KBIT	1000ULL
 #define MSS	8948
 #define BASE	40000		/* minimum RTT, us */
 #define EMPTY	(BASE + 2000)	/* an RTT at most this: no queue */
@@ -238,13 +239,15 @@ TEST(the_floor_follows_a_fall_by_the_next_measurement)
 
 /*
  * A busy link whose windows' maxima were @cur and @last Mbit/s, and @cur
- * since the last measurement; the cap @margin percent above the higher.
+ * since the last measurement; the cap @margin percent above the higher,
+ * the floor at the default busy_floor_pct of the lowest.
  */
 static struct imtcp_busy busy_of(u64 cur, u64 last, u32 margin)
 {
 	struct imtcp_busy b = { .max_bps = { cur * MBIT, last * MBIT },
 				.recent_bps = cur * MBIT,
-				.margin_pct = margin };
+				.margin_pct = margin,
+				.floor_pct = IMTCP_BUSY_FLOOR_PCT };
 
 	return b;
 }
@@ -286,7 +289,7 @@ TEST(the_bound_with_a_margin)
 	EXPECT_EQ(25 * MBIT, imtcp_busy_bound(58 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(0, rse);
 	/* the floor does not move with it */
-	EXPECT_EQ(16 * MBIT * 9 / 10,
+	EXPECT_EQ(16 * MBIT * IMTCP_BUSY_FLOOR_PCT / 100,
 		  imtcp_busy_bound(9 * MBIT, &b, &edge, &rse));
 	imtcp_busy_init(&b, 0, 250);
 	EXPECT_EQ(IMTCP_BUSY_MARGIN_MAX, b.margin_pct);
@@ -353,29 +356,50 @@ TEST(the_floor)
 {
 	struct imtcp_busy b = busy_of(20, 16, 0);
 	enum imtcp_edge edge = IMTCP_EDGE_NONE;
+	u64 floor_bps = 16 * MBIT * IMTCP_BUSY_FLOOR_PCT / 100;
 	u32 rse = 79;
 
-	/* at or above 9/10 of the lower maximum (16): untouched */
-	EXPECT_EQ(15 * MBIT, imtcp_busy_bound(15 * MBIT, &b, &edge, &rse));
+	/* at or above 97 % of the lower maximum (16): untouched */
+	EXPECT_EQ(15520 * KBIT, floor_bps);
+	EXPECT_EQ(156 * MBIT / 10,
+		  imtcp_busy_bound(156 * MBIT / 10, &b, &edge, &rse));
 	EXPECT_EQ(79, rse);
 	/* below: held there, the fit's standard error no longer applies */
-	EXPECT_EQ(16 * MBIT * 9 / 10,
-		  imtcp_busy_bound(9 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(floor_bps, imtcp_busy_bound(15 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	EXPECT_EQ(0, rse);
 	/* a lower edge held is no edge any more */
 	edge = IMTCP_EDGE_LOW;
-	EXPECT_EQ(16 * MBIT * 9 / 10,
-		  imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(floor_bps, imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_NONE, edge);
 	/* an upper edge stays one (A is higher still) */
 	edge = IMTCP_EDGE_HIGH;
-	EXPECT_EQ(16 * MBIT * 9 / 10,
-		  imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
+	EXPECT_EQ(floor_bps, imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
 	EXPECT_EQ(IMTCP_EDGE_HIGH, edge);
 	/* one window without a busy rate: no floor */
 	b = busy_of(0, 20, 0);
 	EXPECT_EQ(2 * MBIT, imtcp_busy_bound(2 * MBIT, &b, &edge, &rse));
+}
+
+/*
+ * busy_floor_pct: the floor that share of the busy rate (at most all of
+ * it); 0, none. The cap is its own.
+ */
+TEST(the_floor_as_set)
+{
+	struct imtcp_busy b;
+
+	imtcp_busy_init(&b, 0, 0);
+	EXPECT_EQ(IMTCP_BUSY_FLOOR_PCT, b.floor_pct);
+	b.max_bps[0] = b.max_bps[1] = b.recent_bps = 20 * MBIT;
+	imtcp_busy_set_floor(&b, 90);
+	EXPECT_EQ(18 * MBIT, imtcp_busy_hold(9 * MBIT, &b));
+	imtcp_busy_set_floor(&b, 250);
+	EXPECT_EQ(100, b.floor_pct);
+	EXPECT_EQ(20 * MBIT, imtcp_busy_hold(9 * MBIT, &b));
+	imtcp_busy_set_floor(&b, 0);
+	EXPECT_EQ(9 * MBIT, imtcp_busy_hold(9 * MBIT, &b));
+	EXPECT_EQ(20 * MBIT, imtcp_busy_hold(30 * MBIT, &b));	/* the cap */
 }
 
 /*

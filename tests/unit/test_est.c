@@ -500,15 +500,17 @@ TEST(a_stale_history_gives_way_only_to_a_taken_result)
 
 /*
  * A result above the busy-link cap (here 5/4 of the busy rate: a
- * busy_margin of 25), or below 9/10 of its floor, is held there for the
- * estimate; the range follows the fit (and its edge) all the same.
+ * busy_margin of 25), or below 97 % of its floor (busy_floor_pct), is
+ * held there for the estimate; the range follows the fit (and its edge)
+ * all the same.
  */
 TEST(a_held_result_leaves_the_range_to_the_fit)
 {
 	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
 	/* busy at 20 in this window, none in the last: no floor yet */
 	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 0 },
-				.recent_bps = 20 * MBIT, .margin_pct = 25 };
+				.recent_bps = 20 * MBIT, .margin_pct = 25,
+				.floor_pct = IMTCP_BUSY_FLOOR_PCT };
 
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 76 * MBIT,
 					     IMTCP_EDGE_NONE, 40, &b));
@@ -534,11 +536,11 @@ TEST(a_held_result_leaves_the_range_to_the_fit)
 	EXPECT_EQ(90 * MBIT, e.raw_bps);
 	EXPECT_EQ(90 * MBIT, e.probe_bps);
 	EXPECT_EQ(IMTCP_HELD_NONE, e.held);
-	/* busy at 20 in both windows: a result below 18 is held at 18 */
+	/* busy at 20 in both windows: a result below 19.4 is held there */
 	b.max_bps[1] = 20 * MBIT;
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 6 * MBIT,
 					     IMTCP_EDGE_LOW, 30, &b));
-	EXPECT_EQ(18 * MBIT, e.raw_bps);
+	EXPECT_EQ(194 * MBIT / 10, e.raw_bps);
 	EXPECT_EQ(6 * MBIT, e.probe_bps);
 	EXPECT_EQ(IMTCP_HELD_FLOOR, e.held);
 	EXPECT_EQ(IMTCP_EDGE_NONE, e.edge);
@@ -554,7 +556,8 @@ TEST(the_estimate_is_held_within_the_bounds_too)
 {
 	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
 	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 20 * MBIT },
-				.recent_bps = 20 * MBIT, .margin_pct = 25 };
+				.recent_bps = 20 * MBIT, .margin_pct = 25,
+				.floor_pct = IMTCP_BUSY_FLOOR_PCT };
 	int i;
 
 	for (i = 0; i < 3; i++)
@@ -569,7 +572,7 @@ TEST(the_estimate_is_held_within_the_bounds_too)
 	b.max_bps[0] = b.max_bps[1] = b.recent_bps = 80 * MBIT;
 	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 75 * MBIT,
 					     IMTCP_EDGE_NONE, 0, &b));
-	EXPECT_EQ(72 * MBIT, e.estimate_bps);
+	EXPECT_EQ(776 * MBIT / 10, e.estimate_bps);	/* 97 % of 80 */
 	EXPECT_EQ(IMTCP_HELD_FLOOR, e.held);
 }
 

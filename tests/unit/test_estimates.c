@@ -39,14 +39,15 @@ struct as_run {
 	u32 fast_fall;
 	u32 busy_margin;	/* percent */
 	u32 busy_outrun;	/* imtcp_busy_outrun, as the module calls it */
+	u32 busy_floor_pct;	/* the floor's share of the busy rate */
 };
 
 /* The settings of the recordings below, each before the next rule came */
-static const struct as_run older_runs = { 0, 0, 25, 0 };
-static const struct as_run stale_runs = { 32, 0, 25, 0 };
-static const struct as_run fast_fall_runs = { 32, 1, 25, 0 };
-static const struct as_run no_margin_runs = { 32, 1, 0, 0 };
-static const struct as_run outrun_runs = { 32, 1, 0, 1 };
+static const struct as_run older_runs = { 0, 0, 25, 0, 90 };
+static const struct as_run stale_runs = { 32, 0, 25, 0, 90 };
+static const struct as_run fast_fall_runs = { 32, 1, 25, 0, 90 };
+static const struct as_run no_margin_runs = { 32, 1, 0, 0, 90 };
+static const struct as_run outrun_runs = { 32, 1, 0, 1, 90 };
 
 static u64 bps(double mbit)
 {
@@ -80,7 +81,8 @@ static int replay(const char *name, struct as_run r, int *same,
 		goto out;
 	while (fgets(line, sizeof(line), f) && rows < 4096) {
 		double t, est, fit, busy, floor_mbit, truth;
-		struct imtcp_busy b = { .margin_pct = r.busy_margin };
+		struct imtcp_busy b = { .margin_pct = r.busy_margin,
+					.floor_pct = r.busy_floor_pct };
 		int edge, rse;
 		u64 got;
 
@@ -117,12 +119,12 @@ out:
  * Replay @name as the module ran it (@r) and expect every estimate
  * alike, the median error at most @max_err_kbps; log the error with
  * stale_rtts (32 or 0), then fast_fall, then busy_margin (25 or 0), then
- * busy_outrun the other way beside it.
+ * busy_outrun, then busy_floor_pct (90 or 97) the other way beside it.
  */
 static void expect_same(struct __test_metadata *_metadata, const char *name,
 			struct as_run r, int min_rows, u64 max_err_kbps)
 {
-	struct as_run o[4] = { r, r, r, r };
+	struct as_run o[5] = { r, r, r, r, r };
 	u64 err, err_other;
 	int i, same, rows = replay(name, r, &same, &err);
 
@@ -135,12 +137,15 @@ static void expect_same(struct __test_metadata *_metadata, const char *name,
 	o[1].fast_fall = !r.fast_fall;
 	o[2].busy_margin = r.busy_margin ? 0 : 25;
 	o[3].busy_outrun = !r.busy_outrun;
-	for (i = 0; i < 4; i++) {
+	o[4].busy_floor_pct = r.busy_floor_pct == 90 ? 97 : 90;
+	for (i = 0; i < 5; i++) {
 		replay(name, o[i], &same, &err_other);
 		TH_LOG("%s: with stale_rtts %u, fast_fall %u, busy_margin %u, "
-		       "busy_outrun %u: %d alike, median error %llu kbit/s",
+		       "busy_outrun %u, busy_floor_pct %u: %d alike, "
+		       "median error %llu kbit/s",
 		       name, o[i].stale_rtts, o[i].fast_fall,
-		       o[i].busy_margin, o[i].busy_outrun, same,
+		       o[i].busy_margin, o[i].busy_outrun,
+		       o[i].busy_floor_pct, same,
 		       (unsigned long long)err_other);
 		EXPECT_LE(err_other, max_err_kbps);
 	}
