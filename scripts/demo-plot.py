@@ -10,8 +10,9 @@ cross traffic shaded.
   demo-plot.py DIR C_MBIT T0_US MONO0_S CROSS_START_US STEP_S \\
                "CROSS MBIT ..." MSS FRAME OUT.png
 
-DIR holds demo.sh's files: truth ("END_US CROSS_KBIT_PER_S", frames,
-one a second), est ("US ESTIMATE_BPS RAW_BPS [CAPACITY_BPS]"; 0: none
+DIR holds demo.sh's files: truth ("END_US CROSS_KBIT_PER_S
+[LINK_KBIT_PER_S]", frames, one a second: the cross traffic the router
+received and what the bottleneck sent), est ("US ESTIMATE_BPS RAW_BPS [CAPACITY_BPS]"; 0: none
 yet) and samples (xfer -T:
 "MONOTONIC_S DELIVERY_RATE_BPS CC_BW_BPS BYTES_ACKED"). T0_US is the
 demo's start (CLOCK_REALTIME, us), MONO0_S the same moment on the
@@ -38,20 +39,32 @@ def rows(path, cols):
 
 
 def series(d, c_mbit, t0_us, mono0_s, payload):
-    """Time (s since T0) and Mbit/s of A, the estimates, the
-    measurements' own results, the capacity and the delivery rate."""
+    """Time (s since T0) and Mbit/s of A, A as the link served it (what
+    it sent less the cross traffic), the estimates, the measurements' own
+    results, the capacity and the delivery rate."""
     truth = [((t - t0_us) / 1e6, max(0.0, (c_mbit - x / 1000) * payload))
              for t, x in rows(os.path.join(d, "truth"), 2)]
+    served = [((t - t0_us) / 1e6, max(0.0, (l - x) / 1000 * payload))
+              for t, x, l in rows(os.path.join(d, "truth"), 3)]
     est = [((t - t0_us) / 1e6, e / 1e6, r / 1e6)
            for t, e, r in rows(os.path.join(d, "est"), 3)]
     cap = [((t - t0_us) / 1e6, c / 1e6)
            for t, _, _, c in rows(os.path.join(d, "est"), 4) if c > 0]
     dlv = [(m - mono0_s, r / 1e6)
            for m, r, _, _ in rows(os.path.join(d, "samples"), 4) if r > 0]
-    return truth, est, dlv, cap
+    return truth, est, dlv, cap, served
 
 
-def draw(out, c_mbit, truth, est, dlv, phases, payload, cap=()):
+def steps(points):
+    """A count per second as steps: each covers the second before it."""
+    xs, ys = [], []
+    for t, a in points:
+        xs += [t - 1, t]
+        ys += [a, a]
+    return xs, ys
+
+
+def draw(out, c_mbit, truth, est, dlv, phases, payload, cap=(), served=()):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -62,13 +75,11 @@ def draw(out, c_mbit, truth, est, dlv, phases, payload, cap=()):
         ax.text((start + end) / 2, 1.08 * c_mbit * payload,
                 f"cross {mbit:g} Mbit/s", ha="center", fontsize=9)
     if truth:
-        # each count covers the second before it
-        xs, ys = [], []
-        for t, a in truth:
-            xs += [t - 1, t]
-            ys += [a, a]
-        ax.plot(xs, ys, color="black", lw=1.5,
+        ax.plot(*steps(truth), color="black", lw=1.5,
                 label="A = C - cross (router's count)")
+    if served:
+        ax.plot(*steps(served), color="black", lw=1, ls=":",
+                label="the link sent, less cross (A while a queue stands)")
     if dlv:
         ax.plot([t for t, _ in dlv], [r for _, r in dlv], color="C0",
                 lw=0.8, alpha=0.8, label="tcpi_delivery_rate (kernel)")
@@ -119,8 +130,9 @@ def main(a):
     payload = mss / frame
     phases = [(cross0 + i * step, cross0 + (i + 1) * step, x)
               for i, x in enumerate(cross)]
-    truth, est, dlv, cap = series(a[1], c_mbit, t0_us, mono0_s, payload)
-    draw(a[10], c_mbit, truth, est, dlv, phases, payload, cap)
+    truth, est, dlv, cap, served = series(a[1], c_mbit, t0_us, mono0_s,
+                                          payload)
+    draw(a[10], c_mbit, truth, est, dlv, phases, payload, cap, served)
     return 0
 
 
