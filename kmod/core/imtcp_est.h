@@ -63,8 +63,8 @@ struct imtcp_stream {
 /*
  * Whether the busy-link bounds (imtcp_busy.c) moved the latest result or
  * the estimate: held down to the busy delivery rate's cap (CAP) or up
- * to busy_floor_pct of its floor (FLOOR). The values are the uapi's IMTCP_BOUND_*
- * (checked at build time in imtcp_main.c).
+ * to busy_floor_pct of its floor (FLOOR). The values are the uapi's
+ * IMTCP_BOUND_* (checked at build time in imtcp_main.c).
  */
 enum imtcp_held {
 	IMTCP_HELD_NONE,
