@@ -44,8 +44,9 @@ def series(d, c_mbit, t0_us, mono0_s, payload):
     results, the capacity and the delivery rate."""
     truth = [((t - t0_us) / 1e6, max(0.0, (c_mbit - x / 1000) * payload))
              for t, x in rows(os.path.join(d, "truth"), 2)]
-    served = [((t - t0_us) / 1e6, max(0.0, (l - x) / 1000 * payload))
-              for t, x, l in rows(os.path.join(d, "truth"), 3)]
+    served = [((t - t0_us) / 1e6,
+               max(0.0, (link_kbps - x) / 1000 * payload))
+              for t, x, link_kbps in rows(os.path.join(d, "truth"), 3)]
     est = [((t - t0_us) / 1e6, e / 1e6, r / 1e6)
            for t, e, r in rows(os.path.join(d, "est"), 3)]
     cap = [((t - t0_us) / 1e6, c / 1e6)

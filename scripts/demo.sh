@@ -45,27 +45,27 @@ trap 'kill $sampler $watcher $timers 2>/dev/null; topo_down; rm -rf "$OUT"' EXIT
 # link_kbit_per_s" (frames).
 sample_truth() {
 	local t0=$1 f=/sys/class/net/r2/statistics/rx_bytes a b ta tb x avail
-	local g=/sys/class/net/r1/statistics/tx_bytes la lb l
+	local g=/sys/class/net/r1/statistics/tx_bytes link0_bytes link1_bytes link_kbps
 	mkfifo "$OUT/tick"
 	exec 3<> "$OUT/tick"
 	read -r a < $f
-	read -r la < $g
+	read -r link0_bytes < $g
 	ta=${EPOCHREALTIME/./}
 	while :; do
 		read -r -t 1 -u 3
 		read -r b < $f
-		read -r lb < $g
+		read -r link1_bytes < $g
 		tb=${EPOCHREALTIME/./}
 		x=$(((b - a) * 8000 / (tb - ta)))	# kbit/s
-		l=$(((lb - la) * 8000 / (tb - ta)))
-		echo "$tb $x $l" >> "$OUT/truth"
+		link_kbps=$(((link1_bytes - link0_bytes) * 8000 / (tb - ta)))
+		echo "$tb $x $link_kbps" >> "$OUT/truth"
 		a=$b
-		la=$lb
+		link0_bytes=$link1_bytes
 		ta=$tb
 		avail=$(((C_MBIT * 1000 - x) * MSS_BYTES / FRAME_BYTES))
 		printf '%6.1f  router: cross traffic %5.1f Mbit/s, so A = %5.1f Mbit/s; the link sent %4.1f of its %d\n' \
 			"$(((tb - t0) / 1000))e-3" "${x}e-3" \
-			"$((avail < 0 ? 0 : avail))e-3" "${l}e-3" "$C_MBIT"
+			"$((avail < 0 ? 0 : avail))e-3" "${link_kbps}e-3" "$C_MBIT"
 	done
 }
 
@@ -147,7 +147,7 @@ echo "   (sent - cross: A itself while the bulk flow keeps a queue there):"
 touch "$OUT/est" "$OUT/truth"
 awk -v c=$C_MBIT -v t0="$t0" -v mss=$MSS_BYTES -v frame=$FRAME_BYTES '
 BEGIN { p = mss / frame }	# payload of a frame
-FNR == NR { tt[++n] = $1; x[n] = $2 / 1000; l[n] = $3 / 1000; next }
+FNR == NR { tt[++n] = $1; x[n] = $2 / 1000; link_mbps[n] = $3 / 1000; next }
 function median(v, k,    i, j, w) {	# a few hundred: insertion sort
 	for (i = 2; i <= k; i++)
 		for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
@@ -158,26 +158,27 @@ function median(v, k,    i, j, w) {	# a few hundred: insertion sort
 {
 	a = ""
 	for (i = n; i >= 1; i--)
-		if (tt[i] <= $1) { a = (c - x[i]) * p; s = (l[i] - x[i]) * p; break }
+		if (tt[i] <= $1) { a = (c - x[i]) * p; served_mbps = (link_mbps[i] - x[i]) * p; break }
 	if (a == "")
 		next
 	if (a < 0)
 		a = 0
-	if (s < 0)
-		s = 0
+	if (served_mbps < 0)
+		served_mbps = 0
 	e = $2 / 1e6
 	err = e > a ? e - a : a - e
-	serr = e > s ? e - s : s - e
+	served_err_mbps = e > served_mbps ? e - served_mbps : served_mbps - e
 	printf "   t=%5.1f s  A = %5.1f  served %5.1f  estimate %5.1f  error %5.1f / %4.1f Mbit/s (%.0f / %.0f %% of C)\n",
-		($1 - t0) / 1e6, a, s, e, err, serr, 100 * err / (c * p), 100 * serr / (c * p)
+		($1 - t0) / 1e6, a, served_mbps, e, err, served_err_mbps,
+		100 * err / (c * p), 100 * served_err_mbps / (c * p)
 	errs[++m] = err
-	serrs[m] = serr
+	served_errs[m] = served_err_mbps
 	if ($4 > 0)
 		cap = $4 / 1e6
 }
 END {
 	for (i = 3; i <= n; i++)	# from the third second: past slow start
-		sent[++k] = l[i]
+		sent[++k] = link_mbps[i]
 	if (k)
 		printf "   the link sent %.1f Mbit/s of its %d (median of %d seconds, frames)\n",
 			median(sent, k), c, k
@@ -186,7 +187,7 @@ END {
 		printf "   capacity with the last estimate %.1f Mbit/s for C = %.1f (%.0f %% off)\n",
 			cap, c * p, 100 * (cap > c * p ? cap - c * p : c * p - cap) / (c * p)
 	me = median(errs, m)
-	ms = median(serrs, m)
+	ms = median(served_errs, m)
 	printf "   %d estimates; median error %.1f Mbit/s (%.0f %% of C) against C - cross, %.1f (%.0f %%) against what the link served\n",
 		m, me, 100 * me / (c * p), ms, 100 * ms / (c * p)
 }' "$OUT/truth" "$OUT/est"
