@@ -95,9 +95,11 @@
  *     with them.
  *   o A result, and the estimate after it, is held between 97 % of what
  *     the connection was delivered at while the bottleneck's queue stood
- *     (then its rate is A itself; core/imtcp_busy.c; busy_floor_pct)
- *     and the highest such rate of the last 2-4 srtt (busy_window_rtts;
- *     busy_margin percent more, if set).
+ *     (then its rate is A itself; core/imtcp_busy.c; busy_floor_pct),
+ *     or at any time its window limited it (at most A; own_floor),
+ *     and the highest such busy rate of the last 2-4 srtt
+ *     (busy_window_rtts; busy_margin percent more, if set); between
+ *     results the figure shown is held within the same bounds.
  *   o A receiver that ACKs every second segment leaves half the samples.
  *   o The path's capacity is estimated alongside A, from the service
  *     time each fit finds (the median of the latest eight measurements';

@@ -744,9 +744,12 @@ static void track_busy(struct sock *sk, struct imtcp_meas *meas,
 	imtcp_busy_ack(&meas->busy, tp->tcp_mstamp, rs->rtt_us,
 		       base + max_t(u32, 4 * meas->cfg.noise_us, base / 8),
 		       tp->srtt_us >> 3);
-	if (rs->delivered > 0 && rs->interval_us > 0 && !rs->is_app_limited)
-		imtcp_busy_rate(&meas->busy, tp->tcp_mstamp, rs->delivered,
-				tp->mss_cache, rs->rcv_interval_us);
+	if (rs->delivered <= 0 || rs->interval_us <= 0 || rs->is_app_limited)
+		return;
+	imtcp_busy_rate(&meas->busy, tp->tcp_mstamp, rs->delivered,
+			tp->mss_cache, rs->rcv_interval_us);
+	imtcp_busy_own_rate(&meas->busy, rs->delivered, tp->mss_cache,
+			    rs->interval_us);
 }
 
 /*
@@ -773,8 +776,10 @@ static void tell_move(const struct sock *sk, struct imtcp_meas *meas, u64 bps)
  * Between results, the published estimate stays under the busy-link cap
  * as it is now (core/imtcp_busy.c): a fall of A shows in the delivery
  * rate within 2-4 srtt, where a thin window's next result may be
- * seconds away. Only what is published moves (and back up, to the
- * estimate, when the cap rises again); the estimate itself, and so its
+ * seconds away. With own_floor it also stays over the floor, so a rise
+ * of A shows as soon as the connection takes the room
+ * (imtcp_busy_shown). Only what is published moves (and back, to the
+ * estimate, when the bounds move again); the estimate itself, and so its
  * smoothing, changes only with results. An estimate unpublished (beyond
  * the envelope, or withdrawn: unpublish) is not shown here again: only
  * the next estimate taken is, with its netlink event. Before, a result
@@ -790,11 +795,13 @@ static void publish_capped(struct sock *sk, struct imtcp_meas *meas)
 
 	if (!est_bps || meas->hidden)
 		return;
-	pub_bps = imtcp_busy_capped(est_bps, &meas->busy);
+	pub_bps = imtcp_busy_shown(est_bps, &meas->busy);
 	if (pub_bps != READ_ONCE(meas->entry.pub.estimate_bps)) {
 		WRITE_ONCE(meas->entry.pub.busy_bps, imtcp_busy_bps(&meas->busy));
 		WRITE_ONCE(meas->entry.pub.bound,
-			   pub_bps < est_bps ? IMTCP_HELD_CAP : meas->est.held);
+			   pub_bps < est_bps ? IMTCP_HELD_CAP :
+			   pub_bps > est_bps ? IMTCP_HELD_FLOOR :
+			   meas->est.held);
 		WRITE_ONCE(meas->entry.pub.estimate_bps, pub_bps);
 		WRITE_ONCE(meas->info->estimate_bps, pub_bps);
 	}
@@ -970,6 +977,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_busy_init(&meas->busy, tcp_clock_us(), params.busy_margin);
 	imtcp_busy_set_window(&meas->busy, params.busy_window_rtts);
 	imtcp_busy_set_floor(&meas->busy, params.busy_floor_pct);
+	imtcp_busy_set_own(&meas->busy, params.own_floor);
 	sock_diag_save_cookie(sk, cookie);
 	meas->entry.cookie = (u64)cookie[1] << 32 | cookie[0];
 	set_identity(sk, meas);

@@ -33,6 +33,7 @@ static bool cap_range;
 static bool prepay;
 static bool off_ahead;
 static bool fast_fall = true;
+static bool own_floor = true;
 
 /*
  * The ops of an unsigned parameter that takes @lo to @hi: a write out of
@@ -102,7 +103,8 @@ module_param(cap_range, bool, 0644);
 MODULE_PARM_DESC(cap_range, "a measurement's search range reaches at most twice the path's capacity estimated alongside A, doubled after each result at the range's upper edge in a row, free after three (default N)");
 module_param(fast_fall, bool, 0644);
 MODULE_PARM_DESC(fast_fall, "the estimate falls at once to where two results agree, both below it by more than a quarter and by more than the recent results' spread; rises follow the median (default Y; N = a step either way on three results agreeing)");
-
+module_param(own_floor, bool, 0644);
+MODULE_PARM_DESC(own_floor, "the floor of busy_floor_pct also takes the rate the connection was delivered at while the queue did not stand (its window, not the application, limiting it), and holds the estimate shown between results too (default Y; N = busy rates only, at results only)");
 static atomic_t allocs = ATOMIC_INIT(0);
 
 /* measure: whether new connections measure at all. */
@@ -140,4 +142,5 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->cap_range = READ_ONCE(cap_range);
 	p->prepay = READ_ONCE(prepay);
 	p->off_ahead = READ_ONCE(off_ahead);
+	p->own_floor = READ_ONCE(own_floor);
 }

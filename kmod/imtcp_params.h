@@ -20,6 +20,7 @@ struct imtcp_params {
 	bool cap_range;			/* range's top bound by the capacity */
 	bool prepay;			/* a measurement's cost saved first */
 	bool off_ahead;			/* off bound counts the latest cost */
+	bool own_floor;			/* floor from any own delivery rate */
 };
 
 bool imtcp_params_measure(void);

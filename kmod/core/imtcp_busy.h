@@ -19,9 +19,12 @@ struct imtcp_busy {
 	u64 start_us;		/* when the current window began */
 	u64 max_bps[2];		/* highest busy rate: this window, the last */
 	u64 recent_bps;		/* highest since the last measurement */
+	u64 own_bps[2];		/* highest rate, busy or not: as max_bps */
+	u64 own_recent_bps;	/* the same since the last measurement */
 	u32 margin_pct;		/* the cap: the busy rate and this much more */
 	u32 floor_pct;		/* the floor: this much of the busy rate */
 	u32 window_rtts;	/* a window of the maximum, in srtt */
+	bool own_floor;		/* the floor also from the own rates */
 };
 
 void imtcp_busy_init(struct imtcp_busy *b, u64 now_us, u32 margin_pct);
@@ -31,6 +34,9 @@ void imtcp_busy_ack(struct imtcp_busy *b, u64 now_us, s64 rtt_us,
 		    u32 empty_us, u32 srtt_us);
 void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
 		     u32 mss, u32 interval_us);
+void imtcp_busy_set_own(struct imtcp_busy *b, bool on);
+void imtcp_busy_own_rate(struct imtcp_busy *b, u32 delivered, u32 mss,
+			 u32 interval_us);
 u64 imtcp_busy_bps(const struct imtcp_busy *b);
 u64 imtcp_busy_floor_bps(const struct imtcp_busy *b);
 void imtcp_busy_measured(struct imtcp_busy *b);
@@ -41,6 +47,7 @@ bool imtcp_busy_outrun(struct imtcp_busy *b, u64 fit_bps,
 bool imtcp_busy_move_news(u64 shown_bps, u64 told_bps, u64 now_us,
 			  u64 told_us, u32 srtt_us);
 u64 imtcp_busy_hold(u64 rate_bps, const struct imtcp_busy *b);
+u64 imtcp_busy_shown(u64 rate_bps, const struct imtcp_busy *b);
 u64 imtcp_busy_bound(u64 raw_bps, const struct imtcp_busy *b,
 		     enum imtcp_edge *edge, u32 *rse);
 

@@ -127,11 +127,13 @@ enum {
  * The estimate is held within busy_floor_pct (97) percent of the lower
  * and busy_margin (0) percent above the higher delivery rate the
  * connection had while the bottleneck kept a queue (module parameters;
- * IMTCP_A_BUSY): CAP, the estimate (or, if it was not moved, the latest
- * result) was held down to that; FLOOR, raised to that. Then the
- * figure shown is the delivery rate's, not the probe's (IMTCP_A_PROBE).
- * Between results the figure shown follows the cap as it is at each ACK
- * (down with it, and back up to the estimate). Where that takes it more
+ * IMTCP_A_BUSY; with own_floor the floor also takes the rate it had
+ * while its window limited it, queue or not): CAP, the estimate (or, if
+ * it was not moved, the latest result) was held down to that; FLOOR,
+ * raised to that. Then the figure shown is the delivery rate's, not the
+ * probe's (IMTCP_A_PROBE). Between results the figure shown follows the
+ * cap (and with own_floor the floor) as it is at each ACK (and back to
+ * the estimate). Where that takes it more
  * than an eighth away from what the estimates group last heard of the
  * socket, and an srtt has passed since, the group hears IMTCP_CMD_MOVE:
  * the socket's attributes as they are now (IMTCP_A_ESTIMATE the figure

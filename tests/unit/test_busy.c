@@ -403,6 +403,81 @@ TEST(the_floor_as_set)
 }
 
 /*
+ * A connection delivered at @mbit for @dur_us from @t with no queue (its
+ * RTT at the minimum), one ACK per ms, each with a rate sample over the
+ * last srtt offered as busy and as its own. Returns the end.
+ */
+static u64 deliver_idle(struct imtcp_busy *b, u64 t, u32 dur_us, u64 mbit)
+{
+	u64 end = t + dur_us;
+
+	for (; t < end; t += 1000) {
+		imtcp_busy_ack(b, t, BASE, EMPTY, SRTT);
+		imtcp_busy_rate(b, t, segs_for(mbit, SRTT), MSS, SRTT);
+		imtcp_busy_own_rate(b, segs_for(mbit, SRTT), MSS, SRTT);
+	}
+	return end;
+}
+
+/*
+ * own_floor: where the queue does not stand (A rose and the queue
+ * emptied), the connection's own rate still bounds A from below, though
+ * no busy rate does; the cap stays the busy rate's alone. Like the busy
+ * floor, the own one needs both windows and a sample since the last
+ * measurement; off, the floor is the busy one only.
+ */
+TEST(the_own_rate_floors_an_idle_link)
+{
+	struct imtcp_busy b;
+	u32 win = IMTCP_BUSY_WINDOW_RTTS * SRTT;
+	u64 t;
+
+	imtcp_busy_init(&b, 0, 0);
+	EXPECT_TRUE(b.own_floor);
+	t = deliver_idle(&b, 0, win, 16);
+	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));	/* one window only */
+	t = deliver_idle(&b, t, win, 16);
+	EXPECT_EQ(0, imtcp_busy_bps(&b));		/* never busy: no cap */
+	EXPECT_RATE(imtcp_busy_floor_bps(&b), 16);
+	/* an estimate from before the rise, 11, held up to 97 % of it */
+	EXPECT_EQ(imtcp_busy_floor_bps(&b) - imtcp_busy_floor_bps(&b) * 3 / 100,
+		  imtcp_busy_hold(11 * MBIT, &b));
+	EXPECT_EQ(imtcp_busy_hold(11 * MBIT, &b),
+		  imtcp_busy_shown(11 * MBIT, &b));
+	EXPECT_EQ(40 * MBIT, imtcp_busy_hold(40 * MBIT, &b));	/* no cap */
+	imtcp_busy_measured(&b);
+	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));	/* nothing since */
+	deliver_idle(&b, t, SRTT / 4, 12);
+	EXPECT_RATE(imtcp_busy_floor_bps(&b), 12);
+	imtcp_busy_set_own(&b, false);
+	EXPECT_EQ(0, imtcp_busy_floor_bps(&b));
+	EXPECT_EQ(11 * MBIT, imtcp_busy_hold(11 * MBIT, &b));
+}
+
+/*
+ * With a busy rate as well, the floor is the higher of the two; the
+ * figure shown between results is held within both bounds with
+ * own_floor, and only under the cap without it (the module before).
+ */
+TEST(the_floor_is_the_higher_and_shown_between_results)
+{
+	struct imtcp_busy b;
+
+	imtcp_busy_init(&b, 0, 0);
+	b.max_bps[0] = b.max_bps[1] = b.recent_bps = 20 * MBIT;
+	b.own_bps[0] = b.own_bps[1] = b.own_recent_bps = 10 * MBIT;
+	EXPECT_EQ(20 * MBIT, imtcp_busy_floor_bps(&b));
+	b.own_bps[0] = b.own_bps[1] = b.own_recent_bps = 25 * MBIT;
+	EXPECT_EQ(25 * MBIT, imtcp_busy_floor_bps(&b));
+	EXPECT_EQ(20 * MBIT, imtcp_busy_shown(30 * MBIT, &b));	/* the cap */
+	EXPECT_EQ(25 * MBIT * 97 / 100, imtcp_busy_shown(9 * MBIT, &b));
+	imtcp_busy_set_own(&b, false);
+	EXPECT_EQ(20 * MBIT, imtcp_busy_floor_bps(&b));
+	EXPECT_EQ(20 * MBIT, imtcp_busy_shown(30 * MBIT, &b));
+	EXPECT_EQ(9 * MBIT, imtcp_busy_shown(9 * MBIT, &b));
+}
+
+/*
  * Listeners hear of a move of the figure shown between results when it
  * is more than an eighth off what they last heard, at most once per
  * srtt: not of the cap's jitter, and of a fall in a few messages that

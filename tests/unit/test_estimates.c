@@ -41,15 +41,18 @@ struct as_run {
 	u32 busy_outrun;	/* imtcp_busy_outrun, as the module calls it */
 	u32 busy_floor_pct;	/* the floor's share of the busy rate */
 	u32 rtt_us;		/* the stale rule's RTT: the run's minimum */
+	u32 own_floor;		/* the floor also from the own rates */
+	u32 may_differ;		/* results the rows cannot tell (own_floor) */
 };
 
 /* The settings of the recordings below, each before the next rule came */
-static const struct as_run older_runs = { 0, 0, 25, 0, 90, REPLAY_RTT_US };
-static const struct as_run stale_runs = { 32, 0, 25, 0, 90, REPLAY_RTT_US };
-static const struct as_run fast_fall_runs = { 32, 1, 25, 0, 90, REPLAY_RTT_US };
-static const struct as_run no_margin_runs = { 32, 1, 0, 0, 90, REPLAY_RTT_US };
-static const struct as_run outrun_runs = { 32, 1, 0, 1, 90, REPLAY_RTT_US };
-static const struct as_run floor_runs = { 32, 1, 0, 1, 97, 38400 };
+static const struct as_run older_runs = { 0, 0, 25, 0, 90, REPLAY_RTT_US, 0, 0 };
+static const struct as_run stale_runs = { 32, 0, 25, 0, 90, REPLAY_RTT_US, 0, 0 };
+static const struct as_run fast_fall_runs = { 32, 1, 25, 0, 90, REPLAY_RTT_US, 0, 0 };
+static const struct as_run no_margin_runs = { 32, 1, 0, 0, 90, REPLAY_RTT_US, 0, 0 };
+static const struct as_run outrun_runs = { 32, 1, 0, 1, 90, REPLAY_RTT_US, 0, 0 };
+static const struct as_run floor_runs = { 32, 1, 0, 1, 97, 38400, 0, 0 };
+static const struct as_run own_runs = { 32, 1, 0, 1, 97, 38991, 1, 10 };
 
 static u64 bps(double mbit)
 {
@@ -91,10 +94,20 @@ static int replay(const char *name, struct as_run r, int *same,
 		if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%d,%d,%lf", &t, &est,
 			   &fit, &busy, &floor_mbit, &edge, &rse, &truth) != 8)
 			continue;
-		/* the highest busy rate and the floor, as the module had them */
+		/*
+		 * the highest busy rate and the floor, as the module had
+		 * them: the floor recorded is the higher of the busy one (at
+		 * most the busy rate) and, with own_floor, the own one
+		 */
 		b.max_bps[0] = bps(busy);
-		b.max_bps[1] = bps(floor_mbit);
-		b.recent_bps = bps(floor_mbit);
+		b.max_bps[1] = min_t(u64, bps(busy), bps(floor_mbit));
+		b.recent_bps = b.max_bps[1];
+		b.own_floor = r.own_floor;
+		if (r.own_floor) {
+			b.own_bps[0] = bps(floor_mbit);
+			b.own_bps[1] = bps(floor_mbit);
+			b.own_recent_bps = bps(floor_mbit);
+		}
 		if (r.busy_outrun)
 			imtcp_busy_outrun(&b, bps(fit), edge);
 		imtcp_est_result_at(&e, &c, (u64)(t * 1e6), r.rtt_us);
@@ -119,7 +132,7 @@ out:
 
 /*
  * Replay @name as the module ran it (@r) and expect every estimate
- * alike, the median error at most @max_err_kbps; log the error with
+ * alike (but r.may_differ), the median error at most @max_err_kbps; log the error with
  * stale_rtts (32 or 0), then fast_fall, then busy_margin (25 or 0), then
  * busy_outrun, then busy_floor_pct (90 or 97) the other way beside it.
  */
@@ -133,7 +146,7 @@ static void expect_same(struct __test_metadata *_metadata, const char *name,
 	TH_LOG("%s: %d results, %d reported alike, median error %llu kbit/s",
 	       name, rows, same, (unsigned long long)err);
 	ASSERT_GE(rows, min_rows);
-	EXPECT_EQ(rows, same);
+	EXPECT_LE(rows - same, (int)r.may_differ);
 	EXPECT_LE(err, max_err_kbps);
 	o[0].stale_rtts = r.stale_rtts ? 0 : 32;
 	o[1].fast_fall = !r.fast_fall;
@@ -277,6 +290,21 @@ TEST(s2_10_busy_floor_97)
 {
 	expect_same(_metadata, "acc1500fl-s2-10.est.csv", floor_runs, 200,
 		    2500);
+}
+
+/*
+ * Recorded 2026-12-02 with own_floor (build/vm/o2/fo0: BENCH_ONLY="S1",
+ * C = 30, MTU 1500, path faithful): the floor also from the
+ * connection's delivery rate while its window limited it, recorded as
+ * the higher of the two floors. Alike but for 10 of 778: where streams
+ * outran the busy cap (imtcp_busy_outrun) the module forgot the busy
+ * rates and kept its own, and the row does not say which of the two its
+ * floor was (33 such rows; the replay keeps the higher).
+ */
+TEST(s1_mtu1500_own_floor)
+{
+	expect_same(_metadata, "acc1500own-s1.est.csv", own_runs, 700,
+		    1000);
 }
 
 TEST_HARNESS_MAIN
