@@ -105,6 +105,7 @@ module_param(fast_fall, bool, 0644);
 MODULE_PARM_DESC(fast_fall, "the estimate falls at once to where two results agree, both below it by more than a quarter and by more than the recent results' spread; rises follow the median (default Y; N = a step either way on three results agreeing)");
 module_param(own_floor, bool, 0644);
 MODULE_PARM_DESC(own_floor, "the floor of busy_floor_pct also takes the rate the connection was delivered at while the queue did not stand (its window, not the application, limiting it), and holds the estimate shown between results too (default Y; N = busy rates only, at results only)");
+
 static atomic_t allocs = ATOMIC_INIT(0);
 
 /* measure: whether new connections measure at all. */
