@@ -194,6 +194,25 @@ static bool not_above(u64 bits, u32 interval_us, u64 max_bps)
 }
 
 /*
+ * Raise the window's maximum @window_bps and the one since the last
+ * measurement @recent_bps to @delivered segments of @mss bytes over
+ * @interval_us (both nonzero) where that rate lies above either;
+ * dividing only then.
+ */
+static void raise_maxima(u64 *window_bps, u64 *recent_bps, u32 delivered,
+			 u32 mss, u32 interval_us)
+{
+	u64 bps;
+
+	if (not_above((u64)delivered * mss * 8, interval_us,
+		      min_t(u64, *window_bps, *recent_bps)))
+		return;
+	bps = imtcp_rate_bps(delivered, mss, interval_us);
+	*window_bps = max_t(u64, *window_bps, bps);
+	*recent_bps = max_t(u64, *recent_bps, bps);
+}
+
+/*
  * A rate sample: @delivered segments of @mss bytes over the @interval_us
  * that ended now. It counts if the queue stood all that time. Its ACK
  * went through imtcp_busy_ack first, which moved the windows on.
@@ -201,17 +220,11 @@ static bool not_above(u64 bits, u32 interval_us, u64 max_bps)
 void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
 		     u32 mss, u32 interval_us)
 {
-	u64 bps;
-
 	if (!delivered || !interval_us || now_us < b->since_us ||
 	    now_us - b->since_us < interval_us)
 		return;
-	if (not_above((u64)delivered * mss * 8, interval_us,
-		      min_t(u64, b->max_bps[0], b->recent_bps)))
-		return;
-	bps = imtcp_rate_bps(delivered, mss, interval_us);
-	b->max_bps[0] = max_t(u64, b->max_bps[0], bps);
-	b->recent_bps = max_t(u64, b->recent_bps, bps);
+	raise_maxima(&b->max_bps[0], &b->recent_bps, delivered, mss,
+		     interval_us);
 }
 
 /* Whether the floor also takes the own rates (imtcp_busy_own_rate). */
@@ -231,16 +244,10 @@ void imtcp_busy_set_own(struct imtcp_busy *b, bool on)
 void imtcp_busy_own_rate(struct imtcp_busy *b, u32 delivered, u32 mss,
 			 u32 interval_us)
 {
-	u64 bps;
-
 	if (!delivered || !interval_us)
 		return;
-	if (not_above((u64)delivered * mss * 8, interval_us,
-		      min_t(u64, b->own_bps[0], b->own_recent_bps)))
-		return;
-	bps = imtcp_rate_bps(delivered, mss, interval_us);
-	b->own_bps[0] = max_t(u64, b->own_bps[0], bps);
-	b->own_recent_bps = max_t(u64, b->own_recent_bps, bps);
+	raise_maxima(&b->own_bps[0], &b->own_recent_bps, delivered, mss,
+		     interval_us);
 }
 
 /* The highest busy delivery rate of the last two windows; 0: none. */
