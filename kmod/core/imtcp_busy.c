@@ -73,7 +73,9 @@
  * 6.1 / 10.8 with 90, under S1's steps 1.6 / 6.9 against 2.0 / 10.1.
  *
  * The floor also takes the connection's own rate where no queue stood
- * (own_floor, since 2026-12-02, later the same day): over a sample's own
+ * (own_floor, 2026-12-02, later the same day; off by default: with it
+ * an application-limited sender's capacity estimate read 0.66-0.68 C
+ * in two of three runs of imtcp_measure.sh, not yet explained): over a sample's own
  * interval (at least the minimum RTT) a window-limited connection was
  * delivered at no more than A, whatever the queue did, since the others
  * took the rest of C. Where A rises and the queue empties, no rate is
