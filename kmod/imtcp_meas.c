@@ -789,7 +789,7 @@ static void tell_move(const struct sock *sk, struct imtcp_meas *meas, u64 bps)
  * same 4.8 Mbit/s estimate after the path went from 5 to 50 Mbit/s).
  * A move listeners have not heard of is told to them (tell_move).
  */
-static void publish_capped(struct sock *sk, struct imtcp_meas *meas)
+static void publish_shown(struct sock *sk, struct imtcp_meas *meas)
 {
 	u64 est_bps = meas->est.estimate_bps, pub_bps;
 
@@ -834,7 +834,7 @@ void imtcp_meas_on_ack(struct sock *sk, struct imtcp_meas *meas,
 	publish_path(sk, meas);
 	track_delivery(sk, meas, rs);
 	track_busy(sk, meas, rs);
-	publish_capped(sk, meas);
+	publish_shown(sk, meas);
 	if (meas->cu.state != IMTCP_STATE_OFF)
 		take_sample(sk, meas, rs);
 	step(sk, meas);

@@ -241,12 +241,13 @@ void imtcp_busy_set_own(struct imtcp_busy *b, bool on)
  * at least the minimum RTT). Whatever the queue did, the connection was
  * delivered at no more than A over it, give or take a queue of its own
  * draining: the other traffic took the rest of C. Its ACK went through
- * imtcp_busy_ack first, which moved the windows on.
+ * imtcp_busy_ack first, which moved the windows on. Not kept without
+ * b->own_floor: nothing reads them then (this runs per ACK).
  */
 void imtcp_busy_own_rate(struct imtcp_busy *b, u32 delivered, u32 mss,
 			 u32 interval_us)
 {
-	if (!delivered || !interval_us)
+	if (!b->own_floor || !delivered || !interval_us)
 		return;
 	raise_maxima(&b->own_bps[0], &b->own_recent_bps, delivered, mss,
 		     interval_us);
@@ -274,10 +275,13 @@ u64 imtcp_busy_floor_bps(const struct imtcp_busy *b)
 {
 	u64 busy_bps = min_t(u64, min_t(u64, b->max_bps[0], b->max_bps[1]),
 			     b->recent_bps);
-	u64 own_bps = min_t(u64, min_t(u64, b->own_bps[0], b->own_bps[1]),
-			    b->own_recent_bps);
+	u64 own_bps;
 
-	return b->own_floor ? max_t(u64, busy_bps, own_bps) : busy_bps;
+	if (!b->own_floor)
+		return busy_bps;
+	own_bps = min_t(u64, min_t(u64, b->own_bps[0], b->own_bps[1]),
+			b->own_recent_bps);
+	return max_t(u64, busy_bps, own_bps);
 }
 
 /* A measurement ended: the highest rates since then start anew. */
