@@ -28,7 +28,8 @@
 #                    that hangs before it (seen once under TCG, in the
 #                    kernel's early PCI setup) is stopped and tried once
 #                    more.
-#   BENCH_*, RECORD_* passed on to the command (benchmark, make record)
+#   BENCH_*, RECORD_* passed on to the command (benchmark, make record),
+#                    and IMTCP_TESTS (which selftest cases run)
 #
 # Exit codes: the command's; 124 on timeout; 125 when the VM did not
 # report a result; 126 when the kernel logged a WARN, BUG, Oops or lockup.
@@ -190,10 +191,11 @@ rm -rf "$out"
 mkdir -p "$out"
 
 # The command, quoted for sh, with its exit code written where we read it;
-# BENCH_* and RECORD_* settings of the caller go with it.
+# BENCH_* and RECORD_* settings of the caller go with it, and
+# IMTCP_TESTS (the selftests' cases to run, selftests/lib.sh).
 {
 	printf 'cd %q || exit 1\n' "$top"
-	for v in $(compgen -v BENCH_) $(compgen -v RECORD_); do
+	for v in $(compgen -v BENCH_) $(compgen -v RECORD_) $(compgen -v IMTCP_TESTS); do
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	printf '%q ' "$@"
