@@ -74,8 +74,9 @@
  *
  * The floor also takes the connection's own rate where no queue stood
  * (own_floor, 2026-12-02, later the same day; off by default: with it
- * an application-limited sender's capacity estimate read 0.66-0.68 C
- * in two of three runs of imtcp_measure.sh, not yet explained): over a sample's own
+ * an application-limited sender's capacity estimate read 0.59-0.68 C
+ * in 3 of 10 runs of imtcp_measure.sh, none of 13 without, not yet
+ * explained; Documentation/benchmarks.rst): over a sample's own
  * interval (at least the minimum RTT) a window-limited connection was
  * delivered at no more than A, whatever the queue did, since the others
  * took the rest of C. Where A rises and the queue empties, no rate is
@@ -130,6 +131,7 @@ void imtcp_busy_init(struct imtcp_busy *b, u64 now_us, u32 margin_pct)
 	b->since_us = now_us;
 	b->start_us = now_us;
 	b->own_floor = true;
+	b->own_cap = true;
 	forget_rates(b);
 	b->own_bps[0] = 0;
 	b->own_bps[1] = 0;
@@ -229,10 +231,14 @@ void imtcp_busy_rate(struct imtcp_busy *b, u64 now_us, u32 delivered,
 		     interval_us);
 }
 
-/* Whether the floor also takes the own rates (imtcp_busy_own_rate). */
+/*
+ * Whether the floor also takes the own rates (imtcp_busy_own_rate), and
+ * the cap never lies below that floor (imtcp_busy_cap_bps).
+ */
 void imtcp_busy_set_own(struct imtcp_busy *b, bool on)
 {
 	b->own_floor = on;
+	b->own_cap = on;
 }
 
 /*
@@ -293,13 +299,21 @@ void imtcp_busy_measured(struct imtcp_busy *b)
 
 /*
  * The cap: the highest busy rate (imtcp_busy_bps) and b->margin_pct
- * percent more; 0: none.
+ * percent more; 0: none. With b->own_cap never below the floor
+ * (imtcp_busy_floor_bps): the connection was delivered at that rate over
+ * each of its last two windows, so a busy rate below it is one that read
+ * low (after losses, while the queue refilled: in an S1 run with
+ * own_floor, where the floor lay above the cap, A lay above both in 18
+ * of 19 results).
  */
 u64 imtcp_busy_cap_bps(const struct imtcp_busy *b)
 {
 	u64 busy_bps = imtcp_busy_bps(b);
+	u64 cap_bps = busy_bps + div_u64(busy_bps * b->margin_pct, 100);
 
-	return busy_bps + div_u64(busy_bps * b->margin_pct, 100);
+	if (!cap_bps || !b->own_cap)
+		return cap_bps;
+	return max_t(u64, cap_bps, imtcp_busy_floor_bps(b));
 }
 
 /*

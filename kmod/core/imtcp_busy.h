@@ -25,6 +25,7 @@ struct imtcp_busy {
 	u32 floor_pct;		/* the floor: this much of the busy rate */
 	u32 window_rtts;	/* a window of the maximum, in srtt */
 	bool own_floor;		/* the floor also from the own rates */
+	bool own_cap;		/* the cap never below that floor */
 };
 
 void imtcp_busy_init(struct imtcp_busy *b, u64 now_us, u32 margin_pct);

@@ -455,9 +455,10 @@ TEST(the_own_rate_floors_an_idle_link)
 }
 
 /*
- * With a busy rate as well, the floor is the higher of the two; the
- * figure shown between results is held within both bounds with
- * own_floor, and only under the cap without it (the module before).
+ * With a busy rate as well, the floor is the higher of the two, and the
+ * cap lies no lower than it (own_cap, on with own_floor); the figure
+ * shown between results is held within both bounds with own_floor, and
+ * only under the cap without it (the module before).
  */
 TEST(the_floor_is_the_higher_and_shown_between_results)
 {
@@ -469,9 +470,21 @@ TEST(the_floor_is_the_higher_and_shown_between_results)
 	EXPECT_EQ(20 * MBIT, imtcp_busy_floor_bps(&b));
 	b.own_bps[0] = b.own_bps[1] = b.own_recent_bps = 25 * MBIT;
 	EXPECT_EQ(25 * MBIT, imtcp_busy_floor_bps(&b));
-	EXPECT_EQ(20 * MBIT, imtcp_busy_shown(30 * MBIT, &b));	/* the cap */
+	/* the cap lies no lower than the floor (own_cap) */
+	EXPECT_EQ(25 * MBIT, imtcp_busy_cap_bps(&b));
+	EXPECT_EQ(25 * MBIT, imtcp_busy_shown(30 * MBIT, &b));
 	EXPECT_EQ(25 * MBIT * 97 / 100, imtcp_busy_shown(9 * MBIT, &b));
+	b.own_cap = false;					/* as before it */
+	EXPECT_EQ(20 * MBIT, imtcp_busy_shown(30 * MBIT, &b));
+	EXPECT_EQ(25 * MBIT * 97 / 100, imtcp_busy_shown(9 * MBIT, &b));
+	b.own_cap = true;
+	/* no busy rate: no cap, whatever the floor */
+	b.max_bps[0] = b.max_bps[1] = b.recent_bps = 0;
+	EXPECT_EQ(0, imtcp_busy_cap_bps(&b));
+	EXPECT_EQ(30 * MBIT, imtcp_busy_shown(30 * MBIT, &b));
+	b.max_bps[0] = b.max_bps[1] = b.recent_bps = 20 * MBIT;
 	imtcp_busy_set_own(&b, false);
+	EXPECT_EQ(20 * MBIT, imtcp_busy_cap_bps(&b));
 	EXPECT_EQ(20 * MBIT, imtcp_busy_floor_bps(&b));
 	EXPECT_EQ(20 * MBIT, imtcp_busy_shown(30 * MBIT, &b));
 	EXPECT_EQ(9 * MBIT, imtcp_busy_shown(9 * MBIT, &b));
