@@ -128,7 +128,8 @@ enum {
  * and busy_margin (0) percent above the higher delivery rate the
  * connection had while the bottleneck kept a queue (module parameters;
  * IMTCP_A_BUSY; with own_floor the floor also takes the rate it had
- * while its window limited it, queue or not): CAP, the estimate (or, if
+ * while its window limited it, queue or not, and the cap lies no lower
+ * than that floor): CAP, the estimate (or, if
  * it was not moved, the latest result) was held down to that; FLOOR,
  * raised to that. Then the figure shown is the delivery rate's, not the
  * probe's (IMTCP_A_PROBE). Between results the figure shown follows the
