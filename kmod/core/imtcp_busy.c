@@ -306,14 +306,20 @@ void imtcp_busy_measured(struct imtcp_busy *b)
  * own_floor, where the floor lay above the cap, A lay above both in 18
  * of 19 results).
  */
-u64 imtcp_busy_cap_bps(const struct imtcp_busy *b)
+static u64 cap_over(const struct imtcp_busy *b, u64 floor_bps)
 {
-	u64 busy_bps = imtcp_busy_bps(b);
-	u64 cap_bps = busy_bps + div_u64(busy_bps * b->margin_pct, 100);
+	u64 cap_bps = imtcp_busy_bps(b);
 
+	if (b->margin_pct)	/* divide only where a margin is set (not by default) */
+		cap_bps += div_u64(cap_bps * b->margin_pct, 100);
 	if (!cap_bps || !b->own_cap)
 		return cap_bps;
-	return max_t(u64, cap_bps, imtcp_busy_floor_bps(b));
+	return max_t(u64, cap_bps, floor_bps);
+}
+
+u64 imtcp_busy_cap_bps(const struct imtcp_busy *b)
+{
+	return cap_over(b, b->own_cap ? imtcp_busy_floor_bps(b) : 0);
 }
 
 /*
@@ -373,12 +379,11 @@ bool imtcp_busy_move_news(u64 shown_bps, u64 told_bps, u64 now_us,
  */
 u64 imtcp_busy_hold(u64 rate_bps, const struct imtcp_busy *b)
 {
-	u64 capped_bps = imtcp_busy_capped(rate_bps, b);
-	u64 bottom_bps, gap_bps;
+	u64 bottom_bps = imtcp_busy_floor_bps(b);	/* once: the cap's too */
+	u64 top_bps = cap_over(b, bottom_bps), gap_bps;
 
-	if (capped_bps < rate_bps)
-		return capped_bps;
-	bottom_bps = imtcp_busy_floor_bps(b);
+	if (top_bps && rate_bps > top_bps)
+		return top_bps;
 	if (rate_bps >= bottom_bps)
 		return rate_bps;
 	gap_bps = div_u64(bottom_bps * (100 - b->floor_pct), 100);
