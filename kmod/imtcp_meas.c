@@ -472,13 +472,13 @@ static void publish_capacity(struct imtcp_meas *meas, u64 cap_bps)
 	WRITE_ONCE(meas->entry.pub.capacity_bps, meas->est.cap.median_bps);
 }
 
-static void publish_estimate(struct imtcp_meas *meas, u64 busy_bps)
+static void publish_estimate(struct imtcp_meas *meas)
 {
 	unsigned long now = jiffies;
 
 	WRITE_ONCE(meas->entry.pub.raw_bps, meas->est.raw_bps);
 	WRITE_ONCE(meas->entry.pub.probe_bps, meas->est.probe_bps);
-	WRITE_ONCE(meas->entry.pub.busy_bps, busy_bps);
+	WRITE_ONCE(meas->entry.pub.busy_bps, meas->est.busy_bps);
 	WRITE_ONCE(meas->entry.pub.bound, meas->est.held);
 	WRITE_ONCE(meas->entry.pub.range_lo_bps, meas->est.lo_bps);
 	WRITE_ONCE(meas->entry.pub.range_hi_bps, meas->est.hi_bps);
@@ -660,7 +660,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	imtcp_cu_off(&meas->cu, meas->est.off);
 	imtcp_cu_top(&meas->cu, edge == IMTCP_EDGE_HIGH);
 	say_why(meas);
-	publish_estimate(meas, busy);
+	publish_estimate(meas);
 	imtcp_count_estimate(meas->entry.net);
 	imtcp_nl_estimate_event(&meas->entry);
 	meas->told_bps = meas->est.estimate_bps;
@@ -791,17 +791,18 @@ static void tell_move(const struct sock *sk, struct imtcp_meas *meas, u64 bps)
  */
 static void publish_shown(struct sock *sk, struct imtcp_meas *meas)
 {
-	u64 est_bps = meas->est.estimate_bps, pub_bps;
+	u64 est_bps = meas->est.estimate_bps, pub_bps, busy_bps;
+	u8 bound;
 
 	if (!est_bps || meas->hidden)
 		return;
 	pub_bps = imtcp_busy_shown(est_bps, &meas->busy);
 	if (pub_bps != READ_ONCE(meas->entry.pub.estimate_bps)) {
-		WRITE_ONCE(meas->entry.pub.busy_bps, imtcp_busy_bps(&meas->busy));
-		WRITE_ONCE(meas->entry.pub.bound,
-			   pub_bps < est_bps ? IMTCP_HELD_CAP :
-			   pub_bps > est_bps ? IMTCP_HELD_FLOOR :
-			   meas->est.held);
+		bound = imtcp_est_shown_held(&meas->est, pub_bps,
+					     imtcp_busy_bps(&meas->busy),
+					     &busy_bps);
+		WRITE_ONCE(meas->entry.pub.busy_bps, busy_bps);
+		WRITE_ONCE(meas->entry.pub.bound, bound);
 		WRITE_ONCE(meas->entry.pub.estimate_bps, pub_bps);
 		WRITE_ONCE(meas->info->estimate_bps, pub_bps);
 	}

@@ -21,7 +21,7 @@ struct imtcp_pub {
 	u64 capacity_bps;	/* the path's (imtcp_cap.c); 0: none yet */
 	u64 raw_bps;		/* the latest result */
 	u64 probe_bps;		/* the latest result before the busy bounds */
-	u64 busy_bps;		/* busy-link delivery rate at that result */
+	u64 busy_bps;		/* busy-link rate of the bound shown */
 	u64 range_lo_bps;
 	u64 range_hi_bps;
 	u32 dlv_segs;		/* delivery rate: segments delivered .. */

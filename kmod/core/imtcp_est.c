@@ -355,6 +355,7 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 	raw_bps = b ? imtcp_busy_bound(fit_bps, b, &held_edge, &rse) : fit_bps;
 	e->probe_bps = fit_bps;
 	e->raw_bps = raw_bps;
+	e->busy_bps = b ? imtcp_busy_bps(b) : 0;
 	e->edge = held_edge;
 	e->count++;
 	e->hist_bps[e->hist_pos] = raw_bps;
@@ -372,6 +373,26 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 		return true;
 	imtcp_range_around(e, fit_bps, 2 * hist_spread(e));
 	return true;
+}
+
+/*
+ * The bound readers are told held @shown_bps, the figure shown for the
+ * estimate between results (imtcp_busy_shown), and in @busy_bps the busy
+ * rate told beside it (@now_bps: the busy rate now). A figure the bounds
+ * move now is held by them at the busy rate now; one back at the
+ * estimate carries the estimate's own bound and the busy rate of its
+ * update. Before, it took the busy rate now, which may be none by then:
+ * a CI run published bound "cap" beside a busy rate of 0.
+ */
+u8 imtcp_est_shown_held(const struct imtcp_est *e, u64 shown_bps,
+			u64 now_bps, u64 *busy_bps)
+{
+	if (shown_bps == e->estimate_bps) {
+		*busy_bps = e->busy_bps;
+		return e->held;
+	}
+	*busy_bps = now_bps;
+	return held_how(e->estimate_bps, shown_bps);
 }
 
 /* The same without the busy-link bounds. */

@@ -124,6 +124,7 @@ struct imtcp_est {
 	u64 estimate_bps;	/* the estimate; 0 before the first */
 	u64 raw_bps;		/* the latest single result */
 	u64 probe_bps;		/* the same before the busy-link bounds */
+	u64 busy_bps;		/* the busy rate at that update; 0: none */
 	u64 hist_bps[IMTCP_HIST];	/* recent raw results */
 	u16 hist_rse[IMTCP_HIST];	/* their standard errors, permille */
 	u8 nhist;
@@ -194,6 +195,8 @@ bool imtcp_est_update_bounded(struct imtcp_est *e,
 			      const struct imtcp_est_cfg *c, u64 fit_bps,
 			      enum imtcp_edge edge, u32 rse,
 			      const struct imtcp_busy *b);
+u8 imtcp_est_shown_held(const struct imtcp_est *e, u64 shown_bps,
+			u64 now_bps, u64 *busy_bps);
 
 /* Within the unit: shared by its files. */
 u64 imtcp_median_bps(const u64 *bps, u32 n);

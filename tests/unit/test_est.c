@@ -577,6 +577,48 @@ TEST(the_estimate_is_held_within_the_bounds_too)
 }
 
 /*
+ * Between results the figure shown moves with the bounds (imtcp_busy_shown);
+ * readers are told the bound and busy rate that moved it, and once it is
+ * back at the estimate, the estimate's own: a CI run published "cap"
+ * beside a busy rate of 0, the windows having lapsed since the result.
+ */
+TEST(the_figure_shown_carries_its_own_bound_and_busy_rate)
+{
+	struct imtcp_est e = { .lo_bps = 40 * MBIT, .hi_bps = 60 * MBIT };
+	struct imtcp_busy b = { .max_bps = { 20 * MBIT, 20 * MBIT },
+				.recent_bps = 20 * MBIT,
+				.floor_pct = IMTCP_BUSY_FLOOR_PCT };
+	u64 busy_bps = 1;
+
+	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 30 * MBIT,
+					     IMTCP_EDGE_NONE, 0, &b));
+	EXPECT_EQ(20 * MBIT, e.estimate_bps);
+	EXPECT_EQ(IMTCP_HELD_CAP, e.held);
+	EXPECT_EQ(20 * MBIT, e.busy_bps);
+	/* the cap falls to 15 */
+	EXPECT_EQ(IMTCP_HELD_CAP,
+		  imtcp_est_shown_held(&e, 15 * MBIT, 15 * MBIT, &busy_bps));
+	EXPECT_EQ(15 * MBIT, busy_bps);
+	/* the windows lapse: back at the estimate, held by 20 at its result */
+	EXPECT_EQ(IMTCP_HELD_CAP,
+		  imtcp_est_shown_held(&e, 20 * MBIT, 0, &busy_bps));
+	EXPECT_EQ(20 * MBIT, busy_bps);
+	/* a floor above it (own_floor) */
+	EXPECT_EQ(IMTCP_HELD_FLOOR,
+		  imtcp_est_shown_held(&e, 24 * MBIT, 25 * MBIT, &busy_bps));
+	EXPECT_EQ(25 * MBIT, busy_bps);
+	/* a result no bound moved: none, and the busy rate of its update */
+	b.max_bps[0] = b.max_bps[1] = b.recent_bps = 0;
+	EXPECT_TRUE(imtcp_est_update_bounded(&e, &cfg, 30 * MBIT,
+					     IMTCP_EDGE_NONE, 0, &b));
+	EXPECT_EQ(IMTCP_HELD_NONE, e.held);
+	EXPECT_EQ(0, e.busy_bps);
+	EXPECT_EQ(IMTCP_HELD_NONE,
+		  imtcp_est_shown_held(&e, e.estimate_bps, 9 * MBIT, &busy_bps));
+	EXPECT_EQ(0, busy_bps);
+}
+
+/*
  * A connection's first result at the lower edge is not taken (only the
  * range moves past that edge); the first estimate it reports is replaced by the next result, not averaged
  * with it (a median would keep a low first result for several more
