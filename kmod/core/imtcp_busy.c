@@ -75,7 +75,7 @@
  * The floor also takes the connection's own rate where no queue stood
  * (own_floor, 2026-12-02, later the same day; off by default: with it
  * an application-limited sender's capacity estimate read 0.59-0.68 C
- * in 3 of 14 runs of imtcp_measure.sh, none of 13 without, not yet
+ * in 3 of 17 runs of imtcp_measure.sh, none of 13 without, not yet
  * explained; Documentation/benchmarks.rst): over a sample's own
  * interval (at least the minimum RTT) a window-limited connection was
  * delivered at no more than A, whatever the queue did, since the others
