@@ -27,6 +27,9 @@
 # the path this run: a case that missed its bounds then prints its
 # figures and skips (TAP SKIP, counted in CI's last line) instead of
 # failing; one that met them passes (a late path did not hide a fault).
+# Each case also prints what the host's CPUs did during its flow (steal,
+# QEMU, other load), and host_cpu_reported checks that those figures
+# reach the guest (in scripts/vm/run-vm.sh's VM).
 source "$(dirname "$0")/lib.sh"
 require_root
 
@@ -128,7 +131,7 @@ carried() {
 }
 
 test_steady() {
-	local t0 x a line r rc=0 snd tl
+	local t0 x a line r rc=0 snd tl host
 	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -b "$(cross_payload $C 40)" \
 		-t 25 -C -l "$MSS_BYTES" -s 7 >/dev/null &
 	sleep 2
@@ -136,11 +139,13 @@ test_steady() {
 	"$TIMERLAT" > "$WORK/steady.timers" &
 	tl=$!
 	t0=$(uptime_s)
+	host=$(host_cpu_mark)
 	timed_send imtcp 5401 20 > "$WORK/steady.xfer" &
 	snd=$!
 	sleep 5
 	x=$(cross_rate_mbps 14)
 	wait "$snd"
+	host_cpu_since "$host"
 	trace_stop "$WORK/steady.trace"
 	kill "$tl"
 	wait
@@ -157,7 +162,7 @@ test_steady() {
 }
 
 test_step() {
-	local t0 x1 x2 a1 a2 line r1 r2 rc=0 gen snd tl
+	local t0 x1 x2 a1 a2 line r1 r2 rc=0 gen snd tl host
 	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -C -l "$MSS_BYTES" -s 9 \
 		-r "$(cross_payload $C 20):12 $(cross_payload $C 60):16" >/dev/null &
 	gen=$!
@@ -166,6 +171,7 @@ test_step() {
 	"$TIMERLAT" > "$WORK/step.timers" &
 	tl=$!
 	t0=$(uptime_s)		# the step comes 10 s later
+	host=$(host_cpu_mark)
 	timed_send imtcp 5402 24 > "$WORK/step.xfer" &
 	snd=$!
 	sleep 4
@@ -173,6 +179,7 @@ test_step() {
 	sleep "$STEP_SECS"
 	x2=$(cross_rate_mbps $((24 - 10 - STEP_SECS - 1)))
 	wait "$snd"
+	host_cpu_since "$host"
 	trace_stop "$WORK/step.trace"
 	kill "$gen" "$tl" 2>/dev/null
 	wait
@@ -192,7 +199,30 @@ test_step() {
 	return $rc
 }
 
-tap_begin 2
+# The host's CPU beside the cases (scripts/vm/run-vm.sh renews its
+# counters each second in IMTCP_HOST_CPU; host_cpu_since in lib.sh): over
+# HOST_SECS (3) seconds of the guest, the shares read add up to all of
+# the host's CPU time (within 90-120 %: QEMU's own ticks are counted
+# apart from the host's and ran up to 10 % over them, 2026-12-03) and
+# QEMU's is not nothing. Skipped outside run-vm.sh's VM.
+test_host_cpu() {
+	local m line sum
+	[ -n "${IMTCP_HOST_CPU:-}" ] || skip "not in scripts/vm/run-vm.sh's VM (no IMTCP_HOST_CPU)"
+	m=$(host_cpu_mark)
+	[ -n "$m" ] || fail "no host counters in $IMTCP_HOST_CPU"
+	sleep "${HOST_SECS:-3}"
+	line=$(host_cpu_since "$m")
+	echo "$line"
+	sum=$(echo "$line" | sed -n 's/.*steal \([0-9.]*\) %, QEMU \([0-9.]*\) %, other processes \([0-9.]*\) %, idle \([0-9.]*\) %.*/\1 \2 \3 \4/p')
+	[ -n "$sum" ] || fail "the host's counters did not advance or do not parse"
+	# shellcheck disable=SC2086
+	set -- $sum
+	float_ok "$2 > 0" || fail "QEMU had no CPU time over ${HOST_SECS:-3} s"
+	float_ok "$1 + $2 + $3 + $4 >= 90 && $1 + $2 + $3 + $4 <= 120" ||
+		fail "the shares add up to $(awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN { print a + b + c + d }') %"
+}
+
+tap_begin 3
 load_imtcp || { echo "cannot load imtcp"; exit $KSFT_FAIL; }
 [ -x "$TIMERLAT" ] || { echo "no $TIMERLAT: make -C selftests"; exit $KSFT_FAIL; }
 if ! topo_up ${C}mbit $DELAY || ! cross_up || ! udp_sink ||
@@ -204,4 +234,5 @@ echo mono > $TRACEFS/trace_clock
 echo "# C = $C Mbit/s, MTU $TOPO_MTU, bucket $SHAPE_BURST bytes, netem $(netem_us $DELAY) us each way"
 run_test steady_cbr_accuracy test_steady
 run_test step_accuracy test_step
+run_test host_cpu_reported test_host_cpu
 tap_end

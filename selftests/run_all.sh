@@ -21,6 +21,8 @@ PROGRAMS=(imtcp_load.sh "$TOP/build/selftests/imtcp_sockopt" imtcp_transfer.sh
 
 pass=0 fail=0 skip=0 n=0
 dmesg -C 2>/dev/null
+# the host's CPU counters (scripts/vm/run-vm.sh), for the line at the end
+host0=$(cat "${IMTCP_HOST_CPU:-/dev/null}" 2>/dev/null)
 
 echo "TAP version 13"
 echo "1..$((${#PROGRAMS[@]} + 1))"
@@ -76,5 +78,8 @@ else
 	echo "not ok $n selftests: imtcp: kernel_log_clean"
 fi
 
+# What the host's CPUs did over the whole run: a case skipped for a
+# test bed too slow is told from a slow module by the host's steal.
+(source ./lib.sh && host_cpu_since "$host0") | sed 's/^/# selftests: /'
 echo "selftests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

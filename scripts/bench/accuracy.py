@@ -362,6 +362,24 @@ def timer_figures(path):
     return out if out.get("wakeups") else {}
 
 
+def host_figures(path):
+    """The host's CPUs during a run (host_cpu_since in selftests/lib.sh):
+    {"steal": %, "other": %} of all its CPUs' time; {} outside
+    scripts/vm/run-vm.sh's VM."""
+    try:
+        with open(path) as f:
+            line = f.read()
+    except OSError:
+        return {}
+    out = {}
+    for k, pat in (("steal", r"steal ([0-9.]+) %"),
+                   ("other", r"other processes ([0-9.]+) %")):
+        m = re.search(pat, line)
+        if m:
+            out[k] = float(m.group(1))
+    return out
+
+
 def med(v):
     return 100 * statistics.median(v) if v else None
 
@@ -551,6 +569,8 @@ def scenario(name, c_frames, workdir, outdir):
     for cc in ("imtcp", "bbr", "reno"):
         for k, v in timer_figures(wf(f"{cc}.timers")).items():
             res[f"{cc}_timer_{k}"] = v
+        for k, v in host_figures(wf(f"{cc}.host")).items():
+            res[f"{cc}_host_{k}_pct"] = v
     n, over, span_p90 = delay_jumps(wf("imtcp.trace"), c)
     if n:
         res.update(jump_streams=n, jump_over=over, jump_span_p90_ms=span_p90)
@@ -567,8 +587,12 @@ def timer_cell(r, cc):
         return "-"
     ms = lambda k: r.get(f"{cc}_timer_late_{k}_us", 0) / 1000
     over = 100 * r.get(f"{cc}_timer_late_over_1ms", 0) / n
+    host = ""
+    if f"{cc}_host_steal_pct" in r:
+        host = (f"; host steal {r[f'{cc}_host_steal_pct']:.0f} %, other "
+                f"{r.get(f'{cc}_host_other_pct', 0):.0f} %")
     return (f"{ms('p50'):.2f} / {ms('p99'):.2f} / {ms('max'):.1f}, "
-            f"{over:.1f} %")
+            f"{over:.1f} %{host}")
 
 
 def timers_table(p, res):
@@ -584,6 +608,10 @@ def timers_table(p, res):
       "delay netem's and tbf's releases, and the streams' ACK delays then "
       "jump by milliseconds no queue made: a run whose imtcp column reads "
       "late measured a path less faithful than the path check's. "
+      "Inside scripts/vm/run-vm.sh's VM each cell also gives what the "
+      "host's CPUs did meanwhile, in % of their time: steal (the host's "
+      "own hypervisor ran someone else) and other processes than QEMU; "
+      "the emulation runs only on the CPU QEMU gets. "
       "Beside them, from the samples and streams traced in imtcp's run, "
       "imtcp's streams whose ACK delays spread wider than their own "
       f"segments could queue at C plus {JUMP_MARGIN_MS:.0f} ms, and the "

@@ -56,9 +56,10 @@
 # defaults to 30 at MTU 1500 (what the emulated machine forwards
 # faithfully: scripts/bench/path.sh) and to 100 with jumbo frames.
 # First the path check (scripts/bench/path.sh) runs on the same
-# settings; if the path is not faithful the benchmark stops (exit 3)
-# unless BENCH_PATH_CHECK=0, which runs it anyway and says so in the
-# table. netem's delay is calibrated as in the path check.
+# settings, up to BENCH_PATH_TRIES (3) times BENCH_PATH_WAIT_S (60) s
+# apart (bench_path_check in selftests/lib.sh); if the path is still not
+# faithful the benchmark stops (exit 3) unless BENCH_PATH_CHECK=0, which
+# runs it anyway and says so in the table. netem's delay is calibrated as in the path check.
 # BENCH_IMTCP_PARAMS="hold_budget=10 ..." sets module parameters first;
 # BENCH_BURST the tbf bucket in bytes (default lib.sh's
 # BENCH_BUCKET_BYTES: four frames at MTU 1500, two jumbo frames).
@@ -173,11 +174,12 @@ cross_profile() {
 # whole profile, truth sampled alongside, and how late the guest's timers
 # fired meanwhile (selftests/timerlat.c: late timers make the path
 # unfaithful for minutes that the path check before the run did not
-# see). Files: $WORK/NAME.CC.{cross,xfer,samples,timers}, and for imtcp
+# see), and what the host's CPUs did (host_cpu_since in lib.sh). Files:
+# $WORK/NAME.CC.{cross,xfer,samples,timers,host}, and for imtcp
 # NAME.imtcp.{trace,port}.
 run_one() {
 	local name=$1 cc=$2 kind=$3 profile=$4 total=0 step sampler cross timers
-	local xprofile events last=${4##* } arrivals=
+	local xprofile events last=${4##* } arrivals= hmark
 	shift 4
 	# an application-limited sender: when each frame arrived
 	case " $* " in *" -r "*) arrivals=$WORK/$name.$cc.arrivals ;; esac
@@ -208,8 +210,10 @@ run_one() {
 	cross=$!
 	"$TIMERLAT" > "$WORK/$name.$cc.timers" &
 	timers=$!
+	hmark=$(host_cpu_mark)
 	RECV_ARRIVALS=$arrivals timed_send "$cc" $port "$total" \
 		-T "$WORK/$name.$cc.samples" "$@" > "$WORK/$name.$cc.xfer"
+	host_cpu_since "$hmark" > "$WORK/$name.$cc.host"
 	kill "$timers" "$cross" 2>/dev/null
 	wait $timers $cross
 	kill "$sampler" 2>/dev/null

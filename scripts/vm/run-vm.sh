@@ -30,6 +30,8 @@
 #                    more.
 #   BENCH_*, RECORD_* passed on to the command (benchmark, make record),
 #                    and IMTCP_TESTS (which selftest cases run)
+# The command also finds IMTCP_HOST_CPU: the host's CPU counters, renewed
+# each second while the VM runs (sample_host below).
 #
 # Exit codes: the command's; 124 on timeout; 125 when the VM did not
 # report a result; 126 when the kernel logged a WARN, BUG, Oops or lockup.
@@ -198,6 +200,7 @@ mkdir -p "$out"
 	for v in $(compgen -v BENCH_) $(compgen -v RECORD_) $(compgen -v IMTCP_TESTS); do
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done
+	printf 'export IMTCP_HOST_CPU=%q\n' "$out/host-cpu"
 	printf '%q ' "$@"
 	printf '\necho $? > %q\n' "$out/rc.tmp"
 } > "$out/cmd"
@@ -228,12 +231,41 @@ watch_boot() {
 	kill "$(cat "$out/qemu.pid" 2>/dev/null)" 2>/dev/null
 }
 
+# sample_host: once a second, this host's CPU counters since boot into
+# $out/host-cpu (one line, replaced whole), for the guest to read over
+# 9p (IMTCP_HOST_CPU; host_cpu_mark and host_cpu_since in
+# selftests/lib.sh): ticks of all CPUs, of steal (the hypervisor running
+# someone else on our CPUs), of idle and iowait, and QEMU's own. Under
+# TCG the emulation runs only as fast as the host gives it CPU; a path
+# check that fails with the guest idle can then be told from a test bed
+# that is wrong.
+sample_host() {
+	local cpu u n s i w q si st rest qt pid hz ncpu
+	hz=$(getconf CLK_TCK)
+	ncpu=$(nproc)
+	while :; do
+		read -r cpu u n s i w q si st rest < /proc/stat
+		qt=0
+		pid=$(cat "$out/qemu.pid" 2>/dev/null)
+		if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
+			# utime and stime: fields 14 and 15, after the
+			# command name in parentheses
+			qt=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }')
+		fi
+		echo "host_cpu hz=$hz cpus=$ncpu total=$((u + n + s + i + w + q + si + st)) steal=$st idle=$((i + w)) qemu=${qt:-0}" \
+			> "$out/host-cpu.tmp" && mv "$out/host-cpu.tmp" "$out/host-cpu"
+		sleep 1
+	done
+}
+
 # boot_vm: one boot; sets qrc to QEMU's (or timeout's) exit code.
 boot_vm() {
-	local watcher
+	local watcher sampler
 	rm -f "$out/console.log" "$out/boot-hung" "$out/qemu.pid"
 	watch_boot &
 	watcher=$!
+	sample_host &
+	sampler=$!
 	if [ "$quiet" = 1 ]; then
 		timeout "$timeout" "${QEMU[@]}" -pidfile "$out/qemu.pid" \
 			-append "$append" </dev/null > "$out/console.log" 2>&1
@@ -243,8 +275,8 @@ boot_vm() {
 			-append "$append" </dev/null 2>&1 | tee "$out/console.log"
 		qrc=${PIPESTATUS[0]}
 	fi
-	kill "$watcher" 2>/dev/null
-	wait "$watcher" 2>/dev/null
+	kill "$watcher" "$sampler" 2>/dev/null
+	wait "$watcher" "$sampler" 2>/dev/null
 }
 
 echo "run-vm: booting $kver ($accel) for: $*" >&2
