@@ -98,7 +98,8 @@ def delay_jumps(path, c_mbps):
 # A run is flagged unfaithful (its cell marked in the tables) where more
 # than JUMP_SHARE_MAX of imtcp's streams saw their delays jump
 # (delay_jumps), or more than LATE_SHARE_MAX of the timer wakeups beside
-# imtcp's transfer came over 1 ms late. The bounds, and the runs they
+# imtcp's transfer came over 1 ms late, or the host's steal during it
+# passed STEAL_PCT_MAX % of its CPUs. The bounds, and the runs they
 # rest on, are in selftests/faithful.env, which the selftests source:
 # one place for both.
 FAITHFUL_ENV = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -119,11 +120,13 @@ def faithful_bounds(path=FAITHFUL_ENV):
 _BOUNDS = faithful_bounds()
 JUMP_SHARE_MAX = _BOUNDS["FAITHFUL_JUMP_PCT"] / 100
 LATE_SHARE_MAX = _BOUNDS["FAITHFUL_LATE_PCT"] / 100
+STEAL_PCT_MAX = _BOUNDS["FAITHFUL_STEAL_PCT"]
 
 
 def unfaithful(r):
     """Why run @r (a row of accuracy.jsonl) measured a path less faithful
-    than the path check's: "jumps N %", "timers N %", both, or ""."""
+    than the path check's: "jumps N %", "timers N %", "steal N %" (the
+    host's, in imtcp's run), any of them, or ""."""
     why = []
     n = r.get("jump_streams")
     if n and r.get("jump_over", 0) > JUMP_SHARE_MAX * n:
@@ -131,7 +134,18 @@ def unfaithful(r):
     w = r.get("imtcp_timer_wakeups")
     if w and r.get("imtcp_timer_late_over_1ms", 0) > LATE_SHARE_MAX * w:
         why.append(f"timers {100 * r['imtcp_timer_late_over_1ms'] / w:.0f} %")
+    st = r.get("imtcp_host_steal_pct")
+    if st is not None and st > STEAL_PCT_MAX:
+        why.append(f"steal {st:.0f} %")
     return ", ".join(why)
+
+
+def ratio_stolen(r):
+    """True where the host's steal passed its bound in imtcp's or reno's
+    run of @r: the goodput ratio compares a slowed emulation with one
+    that was not (b6's S2-70: reno's run at 11 % steal, ratio 1.323)."""
+    return any(r.get(f"{cc}_host_steal_pct", 0) > STEAL_PCT_MAX
+               for cc in ("imtcp", "reno"))
 
 
 def capacity_figures(caps, c, connect, srtt, bbr_bw):
@@ -783,8 +797,12 @@ def table(outdir, c):
       f"{100 * JUMP_SHARE_MAX:.0f} % of imtcp's streams saw their ACK "
       "delays jump beyond their own queue, or more than "
       f"{100 * LATE_SHARE_MAX:.0f} % of the timer wakeups beside its "
-      "transfer came over 1 ms late (the table of the guest's timers "
-      "below); its figures are the emulation's as much as imtcp's.")
+      "transfer came over 1 ms late, or the host's own hypervisor took "
+      f"more than {STEAL_PCT_MAX} % of the host's CPU time meanwhile "
+      "(steal; the table of the guest's timers below); its figures are "
+      "the emulation's as much as imtcp's. A goodput ratio marked * "
+      "compares runs of which one (imtcp's or reno's) had that much "
+      "steal.")
     p()
     p("Errors are |figure - A| / C: imtcp's estimate (imtcp_estimate "
       "tracepoint), the same flow's tcpi_delivery_rate (every 100 ms), and "
@@ -810,7 +828,8 @@ def table(outdir, c):
           f"({fmt(r['first_rtt'])}) | {fmt(r.get('dlv_median_mbps'))} "
           f"({fmt(r.get('dlv_median_err_pct_c'))} / {fmt(r.get('dlv_p90_err_pct_c'))}) "
           f"| {fmt(r.get('bbr_median_err_pct_c'))} / {fmt(r.get('bbr_p90_err_pct_c'))} "
-          f"| {fmt(r['goodput_mbps'])} ({fmt(r.get('goodput_ratio'), '{:.3f}')}) "
+          f"| {fmt(r['goodput_mbps'])} ({fmt(r.get('goodput_ratio'), '{:.3f}')}"
+          f"{'*' if ratio_stolen(r) else ''}) "
           f"| {fmt(r.get('probe_median_err_pct_c'))} / "
           f"{fmt(r.get('probe_p90_err_pct_c'))}, "
           f"{fmt(r.get('held_pct'), '{:.0f}')} % |")

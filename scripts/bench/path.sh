@@ -141,7 +141,7 @@ rm -f /tmp/path-reno.$$ /tmp/path-timers.$$
 echo "reno: $got Mbit/s on the wire ($(awk -v g="$got" -v c="$C" 'BEGIN { printf "%.1f", 100 * g / c }') % of C), goodput $(field goodput_mbps "$line") Mbit/s over 20 s, retrans $(field retrans "$line")"
 echo "reno: per second: ${series%%|*}"
 steals=$(echo "${series#*|}" | xargs)
-[ -n "$steals" ] && echo "reno: the host's steal in those seconds, % of its CPUs (\"-\": no new counters): $steals"
+[ -n "$steals" ] && echo "reno: the host's steal in those seconds, % of its CPUs (renewed once a second, so up to a second behind; \"-\": no new counters): $steals"
 echo "timers: during the reno flow a process woken every 2 ms (selftests/timerlat.c) woke late by p50 $(field late_p50_us "$timers") us, p99 $(field late_p99_us "$timers") us, max $(field late_max_us "$timers") us, over 1 ms $(field late_over_1ms "$timers") of $(field wakeups "$timers") (reported, not checked)"
 hostline=$(host_cpu_since "$host")
 echo "reno: $hostline (reported, not checked)"
