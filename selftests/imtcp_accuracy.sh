@@ -125,7 +125,7 @@ carried() {
 	f=($(faithful "$1"))
 	echo "$1: streams: ${f[1]} % of ${f[0]} spread beyond their own queue at C + 2 ms, p90 ${f[2]} ms"
 	timers_late "$WORK/$1.timers" "$1" && return 1
-	steal=$(sed -n 's/.*steal \([0-9.]*\) %.*/\1/p' "$WORK/$1.host" 2>/dev/null)
+	steal=$(host_steal_pct "$(cat "$WORK/$1.host" 2>/dev/null)")
 	if [ -n "$steal" ] && ! float_ok "$steal <= $STEAL_PCT"; then
 		echo "$1: the host's own hypervisor took $steal % > $STEAL_PCT % of its CPUs during the flow: the emulation did not carry the path"
 		return 1

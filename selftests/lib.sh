@@ -626,6 +626,12 @@ host_cpu_since() {
 		}'
 }
 
+# host_steal_pct LINE: the steal share (%) of host_cpu_since's LINE;
+# empty where the host was not known.
+host_steal_pct() {
+	echo "$1" | sed -n 's/.*steal \([0-9.]*\) %.*/\1/p'
+}
+
 # float_ok EXPR: true if the awk expression is true.
 float_ok() {
 	awk "BEGIN { exit !($1) }"

@@ -14,7 +14,8 @@
 # with the path check's settings (MTU 1500, C = 30 Mbit/s, 20 ms each
 # way calibrated, tbf bucket of four frames); the path check runs first
 # (up to BENCH_PATH_TRIES times, as in accuracy.sh) and a failure stops
-# the benchmark (BENCH_PATH_CHECK=0 runs anyway and says so). Truth: the cross traffic counted at the router every 100 ms.
+# the benchmark (BENCH_PATH_CHECK=0 runs anyway and says so). Truth: the
+# cross traffic counted at the router every 100 ms.
 # Output in $IMTCP_OUT (or build/bench): media.md (the table, by
 # scripts/bench/media.py), media-BY.{send,recv,cross} (the records).
 export TOPO_MTU=1500

@@ -18,10 +18,10 @@
 # reno flow (selftests/timerlat.c; accuracy.sh reports the same beside
 # every transfer, since the emulation's timers can turn late after a
 # check has passed), and what the host's CPUs did meanwhile (steal, QEMU,
-# other load: scripts/vm/run-vm.sh). Rates on the wire are frame bytes (Ethernet header
-# included), as tbf counts them, read from the receiver's d0 counters;
-# an interval is timed where its counters are read (see cross_rate_mbps
-# in lib.sh).
+# other load: scripts/vm/run-vm.sh). Rates on the wire are frame bytes
+# (Ethernet header included), as tbf counts them, read from the
+# receiver's d0 counters; an interval is timed where its counters are
+# read (see cross_rate_mbps in lib.sh).
 # Prints one line per figure and "path: faithful" or "path: NOT
 # faithful (...)"; exit code 0 faithful, 1 not, 2 usage or test bed.
 # BENCH_PATH_TOL_PCT (2) and BENCH_PATH_FILL_PCT (95) change the bounds.
@@ -150,7 +150,7 @@ float_ok "$got >= $FILL * $C / 100" || bad="$bad reno"
 
 if [ -n "$bad" ]; then
 	echo "path: NOT faithful (failed:$bad; bounds: RTT and CBR within $TOL %, reno >= $FILL % of C)"
-	steal=$(echo "$hostline" | sed -n 's/.*steal \([0-9.]*\) %.*/\1/p')
+	steal=$(host_steal_pct "$hostline")
 	# checks that passed read 0.1-0.3 % (build/vm/pc, 2026-12-03; and
 	# one failed at 1.6 %: Documentation/benchmarks.rst, The path check)
 	if [ -n "$steal" ] && float_ok "$steal >= 1"; then
