@@ -65,7 +65,10 @@
  *     window's rate (ACKs free held segments).
  *   o Holds are paid from a budget (hold_budget, 2 % of the time by
  *     default; core/imtcp_cu.c): measuring without pause cost a
- *     loss-limited Reno window a third of its goodput.
+ *     loss-limited Reno window a third of its goodput. On a window of
+ *     4 m or more a hold and its stream are charged for the share of
+ *     the window they keep out of flight (charge_gap), what a
+ *     window-limited sender loses.
  *   o A window-limited connection's measurement takes the last one's
  *     newest stream as its first (carry; core/imtcp_cu.c), so each
  *     result costs one hold, not two: up to twice the results from the

@@ -969,6 +969,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_cu_set_free_starts(&meas->cu, params.free_starts);
 	imtcp_cu_set_off_debt(&meas->cu, params.off_debt_rtts);
 	imtcp_cu_set_prepay(&meas->cu, params.prepay);
+	imtcp_cu_set_charge_gap(&meas->cu, params.charge_gap);
 	imtcp_cu_set_off_ahead(&meas->cu, params.off_ahead);
 	meas->carry = params.carry;
 	meas->outrun = params.outrun;

@@ -31,6 +31,7 @@ static bool served_across = true;
 static bool up_wide = true;
 static bool cap_range;
 static bool prepay;
+static bool charge_gap = true;
 static bool off_ahead;
 static bool fast_fall = true;
 static bool own_floor;
@@ -97,6 +98,8 @@ module_param(up_wide, bool, 0644);
 MODULE_PARM_DESC(up_wide, "after a result at the search range's upper edge, the next range reaches at least three times that result, as a range around it does (default Y; N = one and a half of the old range's width past it)");
 module_param(prepay, bool, 0644);
 MODULE_PARM_DESC(prepay, "a new measurement starts once the hold budget holds what the latest one cost (at most 3/4 srtt of hold), not as soon as it is out of debt; a stream at hand, or one after a result off the estimate or at the search range's upper edge or after a measurement begun in the first slow start, needs only no debt (default N: once out of debt)");
+module_param(charge_gap, bool, 0644);
+MODULE_PARM_DESC(charge_gap, "a hold begun on a window of at least 4 m segments, and its stream, are charged to the hold budget for the share of the window they keep out of flight, not for all of the hold's time and the stream's lateness (default Y; N = always all of it, as before 2026-12-03)");
 module_param(off_ahead, bool, 0644);
 MODULE_PARM_DESC(off_ahead, "a measurement that a result off the estimate lets start in debt must stay within off_debt_rtts once it costs what the latest one did, not only start within it (default N: start within it)");
 module_param(cap_range, bool, 0644);
@@ -142,6 +145,7 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->up_wide = READ_ONCE(up_wide);
 	p->cap_range = READ_ONCE(cap_range);
 	p->prepay = READ_ONCE(prepay);
+	p->charge_gap = READ_ONCE(charge_gap);
 	p->off_ahead = READ_ONCE(off_ahead);
 	p->own_floor = READ_ONCE(own_floor);
 }

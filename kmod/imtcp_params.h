@@ -19,6 +19,7 @@ struct imtcp_params {
 	bool up_wide;			/* past the top: as wide as around */
 	bool cap_range;			/* range's top bound by the capacity */
 	bool prepay;			/* a measurement's cost saved first */
+	bool charge_gap;		/* holds cost the window's gap */
 	bool off_ahead;			/* off bound counts the latest cost */
 	bool own_floor;			/* floor from any own delivery rate */
 };

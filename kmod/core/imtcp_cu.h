@@ -88,6 +88,8 @@ struct imtcp_cu {
 	u8 prepay;	/* a measurement starts once its cost is saved */
 	u8 off_ahead;	/* the off bound counts the latest cost */
 	u8 top;		/* the latest result at the range's upper edge */
+	u8 by_gap;	/* holds charged by the window's gap (charge_gap) */
+	u8 gap_hold;	/* this hold and its stream: so charged */
 	u16 off_debt_rtts;/* then a start may borrow so many srtt of budget */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 carried_us;	/* when it was carried over */
@@ -100,6 +102,7 @@ struct imtcp_cu {
 	u32 free_us;	/* of this hold and its stream, what the queue pays */
 	u32 send_us;	/* time in SEND of the current stream */
 	u32 send_charged;/* of which charged so far */
+	u32 gap_pm;	/* the window's gap at the last step, permille */
 	s64 credit;	/* hold budget, percent-microseconds; < 0: in debt */
 	u32 spent_us;	/* hold charged to the latest measurement */
 	u64 cost_us;	/* holding time charged so far */
@@ -153,6 +156,7 @@ void imtcp_cu_result(struct imtcp_cu *cu, bool ok);
 void imtcp_cu_off(struct imtcp_cu *cu, bool off);
 void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts);
 void imtcp_cu_set_prepay(struct imtcp_cu *cu, bool on);
+void imtcp_cu_set_charge_gap(struct imtcp_cu *cu, bool on);
 void imtcp_cu_set_off_ahead(struct imtcp_cu *cu, bool on);
 void imtcp_cu_top(struct imtcp_cu *cu, bool top);
 s64 imtcp_cu_credit_us(const struct imtcp_cu *cu);

@@ -1637,6 +1637,94 @@ TEST(a_standing_queue_pays_for_a_slow_stream)
 	EXPECT_EQ(1000, cu.held_us);
 }
 
+/*
+ * A hold of N on a window of @cwnd, its gap growing by an ACK of two
+ * segments every 4 ms, then its stream sent within 1 ms, which puts the
+ * window back in flight; charge_gap on. Returns the charge of the hold
+ * in @hold_us and of the whole in the return value.
+ */
+static u64 gap_hold_and_stream(struct __test_metadata *_metadata, u32 cwnd,
+			       u64 *hold_us)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	u32 i;
+
+	v.srtt_us = 40000;
+	v.seg_us = v.srtt_us / cwnd;		/* the window's own rate */
+	v.cwnd = cwnd;
+	v.in_flight = cwnd;
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_budget(&cu, 1);
+	imtcp_cu_set_charge_gap(&cu, true);
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	cu.deadline_us = v.now_us + 100000;
+	for (i = 1; i <= N / 2; i++) {
+		v.now_us += 4000;
+		v.held = 2 * i;
+		v.in_flight = cwnd - 2 * i;
+		imtcp_cu_step(&cu, N, K, &v);
+	}
+	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
+	EXPECT_EQ(20000, cu.held_us);		/* held all the same */
+	*hold_us = cu.cost_us;
+	v.now_us += 1000;
+	v.sent = N;
+	v.held = 0;
+	v.in_flight = cwnd;
+	imtcp_cu_step(&cu, N, K, &v);
+	return cu.cost_us;
+}
+
+/*
+ * charge_gap: on a window of 4 N, a hold costs the mean share of the
+ * window it kept out of flight (an eighth of its 20 ms), and its stream
+ * what it left out until the window was back in flight; on a thinner
+ * window the hold is charged in full, as without it.
+ */
+TEST(charge_gap_charges_the_share_of_the_window_held_back)
+{
+	u64 hold_us, all_us;
+
+	all_us = gap_hold_and_stream(_metadata, 4 * N, &hold_us);
+	EXPECT_EQ(2500, hold_us);		/* 20 ms x 10 / (2 x 40) */
+	EXPECT_EQ(2500 + 125, all_us);		/* 1 ms x (25 % + 0) / 2 */
+	all_us = gap_hold_and_stream(_metadata, 4 * N - 1, &hold_us);
+	EXPECT_EQ(20000, hold_us);
+	EXPECT_EQ(20000, all_us);		/* a stream in time: nothing */
+}
+
+/*
+ * charge_gap: half the window out of flight for 6 ms is 3 ms of a full
+ * stop, of which the standing queue pays the first 1 ms; an
+ * application-limited sender pays nothing.
+ */
+TEST(charge_gap_the_queue_pays_first_and_apps_pay_nothing)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+
+	v.srtt_us = 40000;
+	v.in_flight = 20;			/* of 40 */
+	v.queue_us = 1000;
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_budget(&cu, 1);
+	imtcp_cu_set_charge_gap(&cu, true);
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	cu.deadline_us = v.now_us + 100000;
+	v.held = 1;
+	v.now_us += 6000;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(2000, cu.cost_us);
+	v.unsent = v.held;			/* all it has may leave */
+	imtcp_cu_step(&cu, N, K, &v);
+	v.now_us += 3000;
+	imtcp_cu_step(&cu, N, K, &v);
+	EXPECT_EQ(2000, cu.cost_us);
+}
+
 TEST(an_idle_hold_costs_at_most_one_rtt)
 {
 	struct imtcp_cu cu = started();
