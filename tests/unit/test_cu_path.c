@@ -290,22 +290,42 @@ static struct path wide_window(bool measure, bool charge_gap)
 	return p;
 }
 
+/*
+ * Run @plain (no measurement), then @p measuring charged in full and
+ * charged by the gap; the goodputs over plain's in @ratio and the
+ * measurements in @measured, charged in full first.
+ */
+static void full_and_gap(struct __test_metadata *_metadata,
+			 const struct path *plain, const struct path *p,
+			 double ratio[2], u32 measured[2])
+{
+	static struct path runs[3];
+	u32 base, i;
+
+	runs[0] = *plain;
+	base = run(&runs[0]);
+	for (i = 0; i < 2; i++) {
+		runs[i + 1] = *p;
+		runs[i + 1].charge_gap = i;
+		ratio[i] = (double)run(&runs[i + 1]) / base;
+		measured[i] = runs[i + 1].measured;
+	}
+	TH_LOG("charged in full: goodput %.4f of plain, %u measurements; by the gap: %.4f, %u",
+	       ratio[0], measured[0], ratio[1], measured[1]);
+}
+
 TEST(charge_gap_buys_more_measurements_for_the_same_cost)
 {
-	static struct path plain, whole, gap;
-	u32 base, got_whole, got_gap;
+	static struct path plain, p;
+	double ratio[2];
+	u32 measured[2];
 
 	plain = wide_window(false, false);
-	whole = wide_window(true, false);
-	gap = wide_window(true, true);
-	base = run(&plain);
-	got_whole = run(&whole);
-	got_gap = run(&gap);
-	TH_LOG("charged in full: goodput %.4f of plain, %u measurements; by the gap: %.4f, %u",
-	       (double)got_whole / base, whole.measured,
-	       (double)got_gap / base, gap.measured);
-	EXPECT_GE((double)got_gap / base, 0.975);
-	EXPECT_GE(gap.measured, 2 * whole.measured);
+	p = wide_window(true, false);
+
+	full_and_gap(_metadata, &plain, &p, ratio, measured);
+	EXPECT_GE(ratio[1], 0.975);
+	EXPECT_GE(measured[1], 2 * measured[0]);
 }
 
 /*
@@ -314,21 +334,16 @@ TEST(charge_gap_buys_more_measurements_for_the_same_cost)
  */
 TEST(charge_gap_charges_a_thin_window_in_full)
 {
-	static struct path plain, whole, gap;
-	u32 base, got_whole, got_gap;
+	static struct path plain, p;
+	double ratio[2];
+	u32 measured[2];
 
 	plain = thin_window(false, 2);
-	whole = thin_window(true, 2);
-	gap = thin_window(true, 2);
-	gap.charge_gap = true;
-	base = run(&plain);
-	got_whole = run(&whole);
-	got_gap = run(&gap);
-	TH_LOG("charged in full: goodput %.3f of plain, %u measurements; by the gap: %.3f, %u",
-	       (double)got_whole / base, whole.measured,
-	       (double)got_gap / base, gap.measured);
-	EXPECT_EQ(got_gap, got_whole);
-	EXPECT_EQ(gap.measured, whole.measured);
+	p = thin_window(true, 2);
+
+	full_and_gap(_metadata, &plain, &p, ratio, measured);
+	EXPECT_EQ(ratio[1], ratio[0]);
+	EXPECT_EQ(measured[1], measured[0]);
 }
 
 TEST_HARNESS_MAIN
