@@ -415,8 +415,11 @@ static u32 window_gap_pm(const struct imtcp_cu_view *v)
 static u32 gap_charge(struct imtcp_cu *cu, const struct imtcp_cu_view *v,
 		      u32 dt)
 {
-	u64 t = div_u64((u64)dt * (cu->gap_pm + window_gap_pm(v)), 2000);
+	u32 now_pm = window_gap_pm(v);
+	u64 t = div_u64((u64)dt * (cu->gap_pm + now_pm), 2000);
 	u32 rest = queue_pays(cu, (u32)t), charge;
+
+	cu->gap_pm = now_pm;
 
 	if (!cu->limited)
 		rest = 0;
@@ -461,7 +464,6 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 		cu->burst_seq = v->write_seq;
 		cu->limited = window_limited(v);
 		cu->burst_bad = cu->limited;
-		cu->gap_pm = window_gap_pm(v);
 		return;
 	}
 	if (cu->state == IMTCP_STATE_SEND)
@@ -473,7 +475,6 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 		charge = send_charge(cu, v, dt);
 	else if (cu->state == IMTCP_STATE_STORE)
 		charge = hold_charge(cu, v, dt);
-	cu->gap_pm = window_gap_pm(v);
 	cu->limited = window_limited(v);
 	if (v->writer_waits)
 		cu->app_paced = 0;	/* its send buffer paces the writer */
@@ -799,6 +800,8 @@ static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	}
 	cu->free_us = v->queue_us;
 	cu->gap_hold = cu->by_gap && v->cwnd >= IMTCP_SS_WINDOW * cu->m;
+	if (cu->gap_hold)
+		cu->gap_pm = window_gap_pm(v);	/* the gap as the hold begins */
 	cu->hold_whole = v->held >= cu->m;
 	return goto_state(cu, IMTCP_STATE_STORE);
 }

@@ -102,7 +102,7 @@ struct imtcp_cu {
 	u32 free_us;	/* of this hold and its stream, what the queue pays */
 	u32 send_us;	/* time in SEND of the current stream */
 	u32 send_charged;/* of which charged so far */
-	u32 gap_pm;	/* the window's gap at the last step, permille */
+	u32 gap_pm;	/* gap_hold: the window's gap at the last step, permille */
 	s64 credit;	/* hold budget, percent-microseconds; < 0: in debt */
 	u32 spent_us;	/* hold charged to the latest measurement */
 	u64 cost_us;	/* holding time charged so far */

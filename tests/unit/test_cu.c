@@ -1637,6 +1637,18 @@ TEST(a_standing_queue_pays_for_a_slow_stream)
 	EXPECT_EQ(1000, cu.held_us);
 }
 
+/* A control unit with charge_gap on and a 1 % budget, stepped once on @v. */
+static struct imtcp_cu gap_budgeted(const struct imtcp_cu_view *v)
+{
+	struct imtcp_cu cu;
+
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_budget(&cu, 1);
+	imtcp_cu_set_charge_gap(&cu, true);
+	imtcp_cu_step(&cu, N, K, v);
+	return cu;
+}
+
 /*
  * A hold of N on a window of @cwnd, its gap growing by an ACK of two
  * segments every 4 ms, then its stream sent within 1 ms, which puts the
@@ -1654,10 +1666,7 @@ static u64 gap_hold_and_stream(struct __test_metadata *_metadata, u32 cwnd,
 	v.seg_us = v.srtt_us / cwnd;		/* the window's own rate */
 	v.cwnd = cwnd;
 	v.in_flight = cwnd;
-	imtcp_cu_init(&cu, N);
-	imtcp_cu_set_budget(&cu, 1);
-	imtcp_cu_set_charge_gap(&cu, true);
-	imtcp_cu_step(&cu, N, K, &v);
+	cu = gap_budgeted(&v);
 	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
 	cu.deadline_us = v.now_us + 100000;
 	for (i = 1; i <= N / 2; i++) {
@@ -1708,10 +1717,7 @@ TEST(charge_gap_the_queue_pays_first_and_apps_pay_nothing)
 	v.srtt_us = 40000;
 	v.in_flight = 20;			/* of 40 */
 	v.queue_us = 1000;
-	imtcp_cu_init(&cu, N);
-	imtcp_cu_set_budget(&cu, 1);
-	imtcp_cu_set_charge_gap(&cu, true);
-	imtcp_cu_step(&cu, N, K, &v);
+	cu = gap_budgeted(&v);
 	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	cu.deadline_us = v.now_us + 100000;
 	v.held = 1;
