@@ -121,15 +121,10 @@ EOF
 # p99 9 ms, in a run of this test that read 12.3 % of C off while only
 # 6 % of its streams jumped, host steal 15 %).
 carried() {
-	local f steal
+	local f
 	f=($(faithful "$1"))
 	echo "$1: streams: ${f[1]} % of ${f[0]} spread beyond their own queue at C + 2 ms, p90 ${f[2]} ms"
-	timers_late "$WORK/$1.timers" "$1" && return 1
-	steal=$(host_steal_pct "$(cat "$WORK/$1.host" 2>/dev/null)")
-	if [ -n "$steal" ] && ! float_ok "$steal <= $STEAL_PCT"; then
-		echo "$1: the host's own hypervisor took $steal % > $STEAL_PCT % of its CPUs during the flow: the emulation did not carry the path"
-		return 1
-	fi
+	emulation_slow "$1" && return 1
 	if ! float_ok "${f[1]} <= $JUMP_PCT"; then
 		echo "$1: streams' delays jumped in ${f[1]} % > $JUMP_PCT % of them: the emulation did not carry the path"
 		return 1

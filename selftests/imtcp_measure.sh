@@ -37,7 +37,13 @@
 #     2-3 in 10 s), and with a capacity: at least 5 estimates had one,
 #     their median within 0.7-1.4 C (C = 47.8 Mbit/s of payload; 52.5 in
 #     the run of 2026-11-30, p10 48.7, p90 61.1; why it reads high
-#     there is not traced).
+#     there is not traced). The capacity needs the ACKs' spacing: where
+#     it misses its bound while the emulated machine ran late beside the
+#     flow (timerlat, the host's steal: emulation_slow in lib.sh, the
+#     accuracy test's bounds) the case skips (TAP SKIP) and says why.
+#     The CI of 917fc20 read 24.5 (0.51 C, 105 estimates where the five
+#     runs of that case alone the same day gave 138-157 and 46.0-48.2)
+#     with nothing beside it to tell whether the host was late.
 #   - an application-limited sender at 2 Mbit/s in 40 ms chunks (6 full
 #     segments, too few for a stream) shows no estimate and the reason
 #     writes-short (6 of 8 samples from 4.5 s on at least).
@@ -239,10 +245,18 @@ test_off_in_recovery() {
 }
 
 test_app_limited() {
-	local line n rate c cap
+	local line n rate c cap tl host slow=
+	[ -x "$TIMERLAT" ] || fail "no $TIMERLAT: make -C selftests"
 	trace_start imtcp/imtcp_estimate || fail "tracing"
+	"$TIMERLAT" > "$WORK/app.timers" &
+	tl=$!
+	host=$(host_cpu_mark)
 	line=$(timed_send imtcp 5305 20 -r 5) || fail "transfer"
+	host_cpu_since "$host" > "$WORK/app.host"
 	trace_stop "$WORK/app.trace"
+	kill "$tl"
+	wait "$tl"
+	cat "$WORK/app.host"
 	echo "$line"
 	n=$(python3 "$TRACE_PY" estimates "$WORK/app.trace" | wc -l)
 	rate=$(field goodput_mbps "$line")
@@ -255,8 +269,12 @@ test_app_limited() {
 	cap=$(median_of "$WORK/app.cap")
 	echo "$(wc -l < "$WORK/app.cap") estimates with a capacity, median ${cap:-none} Mbit/s (C = $c in payload)"
 	[ "$(wc -l < "$WORK/app.cap")" -ge 5 ] || fail "fewer than 5 estimates came with a capacity"
-	awk -v m="$cap" -v c="$c" 'BEGIN { exit !(m >= 0.7 * c && m <= 1.4 * c) }' ||
-		fail "capacity $cap Mbit/s is not within 0.7-1.4 C = $c"
+	emulation_slow app && slow=1
+	awk -v m="$cap" -v c="$c" 'BEGIN { exit !(m >= 0.7 * c && m <= 1.4 * c) }' &&
+		return 0
+	[ -n "$slow" ] &&
+		skip "capacity $cap Mbit/s is not within 0.7-1.4 C = $c, on a path the emulation did not carry: not judged"
+	fail "capacity $cap Mbit/s is not within 0.7-1.4 C = $c"
 }
 
 # A sender whose writes are too short for a stream (2 Mbit/s in 40 ms

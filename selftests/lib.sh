@@ -632,6 +632,21 @@ host_steal_pct() {
 	echo "$1" | sed -n 's/.*steal \([0-9.]*\) %.*/\1/p'
 }
 
+# emulation_slow NAME: whether the emulated machine ran too slow to
+# carry a path during NAME's flow, from the files a case kept beside it:
+# $WORK/NAME.timers (timerlat's line: more than LATE_PCT, default
+# FAITHFUL_LATE_PCT, % of its wakeups over 1 ms late) and $WORK/NAME.host
+# (host_cpu_since's line: the host's hypervisor stole more than
+# STEAL_PCT, default FAITHFUL_STEAL_PCT, % of its CPUs). Prints the
+# figures and, when true, why.
+emulation_slow() {
+	local steal pct=${STEAL_PCT:-$FAITHFUL_STEAL_PCT}
+	timers_late "$WORK/$1.timers" "$1" && return 0
+	steal=$(host_steal_pct "$(cat "$WORK/$1.host" 2>/dev/null)")
+	[ -n "$steal" ] && ! float_ok "$steal <= $pct" || return 1
+	echo "$1: the host's own hypervisor took $steal % > $pct % of its CPUs during the flow: the emulation did not carry the path"
+}
+
 # float_ok EXPR: true if the awk expression is true.
 float_ok() {
 	awk "BEGIN { exit !($1) }"
