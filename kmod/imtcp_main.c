@@ -99,7 +99,7 @@
  *   o A result, and the estimate after it, is held between 97 % of what
  *     the connection was delivered at while the bottleneck's queue stood
  *     (then its rate is A itself; core/imtcp_busy.c; busy_floor_pct),
- *     or, with own_floor (off by default), whenever its window limited it,
+ *     or (own_floor, on by default) whenever its window limited it,
  *     and the highest such busy rate of the last 2-4 srtt
  *     (busy_window_rtts; busy_margin percent more, if set); between
  *     results the figure shown is held within the same bounds.

@@ -73,10 +73,10 @@
  * 6.1 / 10.8 with 90, under S1's steps 1.6 / 6.9 against 2.0 / 10.1.
  *
  * The floor also takes the connection's own rate where no queue stood
- * (own_floor, 2026-12-02, later the same day; off by default: with it
- * an application-limited sender's capacity estimate read 0.59-0.68 C
- * in 3 of 17 runs of imtcp_measure.sh, none of 13 without, not yet
- * explained; Documentation/benchmarks.rst): over a sample's own
+ * (own_floor, 2026-12-02; on by default since 2026-12-03: a media
+ * sender's capacity estimate that read 0.59-0.68 C in 3 of its first 17
+ * runs of imtcp_measure.sh with it, none in the 18 after, read 0.51 C
+ * once without it as well; Documentation/benchmarks.rst): over a sample's own
  * interval (at least the minimum RTT) a window-limited connection was
  * delivered at no more than A, whatever the queue did, since the others
  * took the rest of C. Where A rises and the queue empties, no rate is
