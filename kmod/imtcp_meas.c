@@ -787,7 +787,9 @@ static void tell_move(const struct sock *sk, struct imtcp_meas *meas, u64 bps)
  * again with no event, and each next result beyond the envelope
  * withdrew it once more (traced in the VM: four withdrawals of the
  * same 4.8 Mbit/s estimate after the path went from 5 to 50 Mbit/s).
- * A move listeners have not heard of is told to them (tell_move).
+ * A move listeners have not heard of is told to them (tell_move). A
+ * figure lifted off the estimate lets the next measurement start as a
+ * result off it would (imtcp_est_shown_off, lift_off).
  */
 static void publish_shown(struct sock *sk, struct imtcp_meas *meas)
 {
@@ -805,6 +807,8 @@ static void publish_shown(struct sock *sk, struct imtcp_meas *meas)
 		WRITE_ONCE(meas->entry.pub.bound, bound);
 		WRITE_ONCE(meas->entry.pub.estimate_bps, pub_bps);
 		WRITE_ONCE(meas->info->estimate_bps, pub_bps);
+		if (imtcp_est_shown_off(&meas->est, &meas->cfg, pub_bps))
+			imtcp_cu_off(&meas->cu, true);
 	}
 	tell_move(sk, meas, pub_bps);
 }

@@ -153,9 +153,12 @@ struct imtcp_est_cfg {
 	u32 gain_shift;		/* smoothing: new = old + (raw - old) >> s */
 	u32 stale_rtts;		/* results this many RTTs old are forgotten */
 	u32 fast_fall;		/* a fall of A is taken on two results */
+	u32 lift_off;		/* a figure lifted off the estimate: a change */
 };
 
 u64 imtcp_envelope_bps(const struct imtcp_est_cfg *c, u32 mss);
+bool imtcp_est_shown_off(const struct imtcp_est *e,
+			 const struct imtcp_est_cfg *c, u64 shown_bps);
 u64 imtcp_gap_bps(const struct imtcp_stream *st, u32 n, u32 j);
 u64 imtcp_gap_ns(const struct imtcp_stream *st, u32 n, u32 j);
 void imtcp_plan_stream(const struct imtcp_est *e, const struct imtcp_est_cfg *c,

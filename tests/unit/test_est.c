@@ -940,6 +940,38 @@ TEST(a_result_off_the_estimate_is_marked)
 }
 
 /*
+ * lift_off: a figure shown above the estimate counts as off it as a
+ * result would (more than a quarter and more than the spread); one
+ * below it, one within the distance, or with lift_off unset, does not.
+ */
+TEST(a_figure_lifted_off_the_estimate_is_a_change)
+{
+	struct imtcp_est_cfg lift_cfg = fall_cfg;
+	struct imtcp_est e = { .lo_bps = 1 * MBIT, .hi_bps = 20 * MBIT };
+	u32 i;
+
+	lift_cfg.lift_off = 1;
+	for (i = 0; i < 6; i++)
+		imtcp_est_update(&e, &lift_cfg, 4400000, IMTCP_EDGE_NONE, 50);
+	EXPECT_EQ(4400000ULL, e.estimate_bps);
+	EXPECT_TRUE(imtcp_est_shown_off(&e, &lift_cfg, 7600000));
+	EXPECT_FALSE(imtcp_est_shown_off(&e, &lift_cfg, 5400000));
+	EXPECT_FALSE(imtcp_est_shown_off(&e, &lift_cfg, 2000000));
+	EXPECT_FALSE(imtcp_est_shown_off(&e, &fall_cfg, 7600000));
+	/* results alternating 2 and 8 (spread, the mean deviation, 3;
+	 * a quarter of the estimate less): 2.5 above is within it
+	 */
+	for (i = 0; i < 8; i++)
+		imtcp_est_update(&e, &lift_cfg, i % 2 ? 8000000 : 2000000,
+				 IMTCP_EDGE_NONE, 0);
+	EXPECT_TRUE(e.estimate_bps / 4 < 2500000);
+	EXPECT_FALSE(imtcp_est_shown_off(&e, &lift_cfg,
+					 e.estimate_bps + 2500000));
+	EXPECT_TRUE(imtcp_est_shown_off(&e, &lift_cfg,
+					e.estimate_bps + 3500000));
+}
+
+/*
  * Random stream pairs over the whole range the module allows (segments
  * of 536 B to 64 KB, streams of 10 us to 4 s, delays to the cap, rates
  * from 100 kbit/s to 1 Tbit/s, departures across the u32 wrap) through
