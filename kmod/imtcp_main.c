@@ -68,9 +68,9 @@
  *     loss-limited Reno window a third of its goodput. On a window of
  *     4 m or more a hold and its stream are charged for the share of
  *     the window they keep out of flight (charge_gap), what a
- *     window-limited sender loses. A result off the estimate, or a
- *     figure the floor lifts off it (lift_off), lets the next
- *     measurement borrow up to off_debt_rtts srtt of the budget.
+ *     window-limited sender loses. A result off the estimate (with
+ *     lift_off, off by default, also a figure the floor lifts off it)
+ *     lets the next measurement borrow up to off_debt_rtts srtt of it.
  *   o A window-limited connection's measurement takes the last one's
  *     newest stream as its first (carry; core/imtcp_cu.c), so each
  *     result costs one hold, not two: up to twice the results from the

@@ -251,7 +251,7 @@ test_app_limited() {
 	"$TIMERLAT" > "$WORK/app.timers" &
 	tl=$!
 	host=$(host_cpu_mark)
-	line=$(timed_send imtcp 5305 20 -r 5) || fail "transfer"
+	line=$(timed_send imtcp 5305 20 -r 5) || { kill "$tl"; fail "transfer"; }
 	host_cpu_since "$host" > "$WORK/app.host"
 	trace_stop "$WORK/app.trace"
 	kill "$tl"
