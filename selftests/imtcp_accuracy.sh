@@ -135,23 +135,21 @@ carried() {
 }
 
 test_steady() {
-	local t0 x a line r rc=0 snd tl host
+	local t0 x a line r rc=0 snd
 	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -b "$(cross_payload $C 40)" \
 		-t 25 -C -l "$MSS_BYTES" -s 7 >/dev/null &
 	sleep 2
 	trace_start $EVENTS || fail "tracing"
-	"$TIMERLAT" > "$WORK/steady.timers" &
-	tl=$!
 	t0=$(uptime_s)
-	host=$(host_cpu_mark)
+	watch_start steady
 	timed_send imtcp 5401 20 > "$WORK/steady.xfer" &
 	snd=$!
 	sleep 5
 	x=$(cross_rate_mbps 14)
 	wait "$snd"
-	host_cpu_since "$host" | tee "$WORK/steady.host"
+	watch_end steady
+	cat "$WORK/steady.host"
 	trace_stop "$WORK/steady.trace"
-	kill "$tl"
 	wait
 	line=$(cat "$WORK/steady.xfer")
 	a=$(truth "$x")
@@ -166,16 +164,14 @@ test_steady() {
 }
 
 test_step() {
-	local t0 x1 x2 a1 a2 line r1 r2 rc=0 gen snd tl host
+	local t0 x1 x2 a1 a2 line r1 r2 rc=0 gen snd
 	ip netns exec "$NS_X" "$POISSON" -c $RCV_ADDR -C -l "$MSS_BYTES" -s 9 \
 		-r "$(cross_payload $C 20):12 $(cross_payload $C 60):16" >/dev/null &
 	gen=$!
 	sleep 2
 	trace_start $EVENTS || fail "tracing"
-	"$TIMERLAT" > "$WORK/step.timers" &
-	tl=$!
 	t0=$(uptime_s)		# the step comes 10 s later
-	host=$(host_cpu_mark)
+	watch_start step
 	timed_send imtcp 5402 24 > "$WORK/step.xfer" &
 	snd=$!
 	sleep 4
@@ -183,9 +179,10 @@ test_step() {
 	sleep "$STEP_SECS"
 	x2=$(cross_rate_mbps $((24 - 10 - STEP_SECS - 1)))
 	wait "$snd"
-	host_cpu_since "$host" | tee "$WORK/step.host"
+	watch_end step
+	cat "$WORK/step.host"
 	trace_stop "$WORK/step.trace"
-	kill "$gen" "$tl" 2>/dev/null
+	kill "$gen" 2>/dev/null
 	wait
 	line=$(cat "$WORK/step.xfer")
 	a1=$(truth "$x1")

@@ -245,17 +245,13 @@ test_off_in_recovery() {
 }
 
 test_app_limited() {
-	local line n rate c cap tl host slow=
+	local line n rate c cap slow=
 	[ -x "$TIMERLAT" ] || fail "no $TIMERLAT: make -C selftests"
 	trace_start imtcp/imtcp_estimate || fail "tracing"
-	"$TIMERLAT" > "$WORK/app.timers" &
-	tl=$!
-	host=$(host_cpu_mark)
-	line=$(timed_send imtcp 5305 20 -r 5) || { kill "$tl"; fail "transfer"; }
-	host_cpu_since "$host" > "$WORK/app.host"
+	watch_start app
+	line=$(timed_send imtcp 5305 20 -r 5) || { watch_end app; fail "transfer"; }
+	watch_end app
 	trace_stop "$WORK/app.trace"
-	kill "$tl"
-	wait "$tl"
 	cat "$WORK/app.host"
 	echo "$line"
 	n=$(python3 "$TRACE_PY" estimates "$WORK/app.trace" | wc -l)

@@ -632,6 +632,26 @@ host_steal_pct() {
 	echo "$1" | sed -n 's/.*steal \([0-9.]*\) %.*/\1/p'
 }
 
+# watch_start NAME: watch the emulation beside a flow that starts now:
+# timerlat (a process woken every 2 ms) writes its line to
+# $WORK/NAME.timers when stopped, and the host's CPU counters are
+# marked. watch_end NAME stops timerlat and writes what the host's CPUs
+# did since the mark to $WORK/NAME.host; emulation_slow NAME then reads
+# both. One watch at a time.
+watch_start() {
+	"$TIMERLAT" > "$WORK/$1.timers" &
+	WATCH_PID=$!
+	WATCH_HOST=$(host_cpu_mark)
+}
+
+watch_end() {
+	host_cpu_since "${WATCH_HOST:-}" > "$WORK/$1.host"
+	[ -n "${WATCH_PID:-}" ] || return 0
+	kill "$WATCH_PID" 2>/dev/null
+	wait "$WATCH_PID" 2>/dev/null
+	WATCH_PID=
+}
+
 # emulation_slow NAME: whether the emulated machine ran too slow to
 # carry a path during NAME's flow, from the files a case kept beside it:
 # $WORK/NAME.timers (timerlat's line: more than LATE_PCT, default
