@@ -30,8 +30,12 @@
 # bed's MTU, default 1500; 9000 is the accuracy benchmark's, where under
 # TCG the bed carries its C).
 # Results: $IMTCP_OUT (the VM run's directory) or build/bench:
-#   goodput.csv  one row per transfer
-#   goodput.md   the summary table
+#   goodput.csv  one row per transfer, with the share of the host's CPUs
+#                its hypervisor stole meanwhile (empty outside
+#                scripts/vm/run-vm.sh's VM: host_cpu_since in lib.sh)
+#   goodput.md   the summary table, each repetition's ratio beside the
+#                higher steal of its pair: under TCG a pair the host
+#                slowed reads its steal, not imtcp's cost
 export TOPO_MTU=${BENCH_MTU:-1500}
 source "$(dirname "$0")/../../selftests/lib.sh"
 trap topo_down EXIT
@@ -71,26 +75,34 @@ topo_up ${C}mbit 20 || { echo "cannot build the test bed"; exit 1; }
 
 port=6000
 row() {
-	local cond=$1 rep=$2 cc=$3 line=$4
-	echo "$cond,$rep,$cc,$(field goodput_mbps "$line"),$(field retrans "$line"),$(field segs_out "$line"),$(field bytes "$line"),$(field secs "$line")" | tee -a "$csv"
+	local cond=$1 rep=$2 cc=$3 line=$4 steal=$5
+	echo "$cond,$rep,$cc,$(field goodput_mbps "$line"),$(field retrans "$line"),$(field segs_out "$line"),$(field bytes "$line"),$(field secs "$line"),$steal" | tee -a "$csv"
+}
+
+# steal_since MARK: the host's steal (%) since host_cpu_mark gave MARK;
+# empty where not known.
+steal_since() {
+	host_steal_pct "$(host_cpu_since "$1")"
 }
 
 # sequential COND REP SECS: the two flows back to back, order alternating.
 sequential() {
-	local cond=$1 rep=$2 secs=$3 order cc line
+	local cond=$1 rep=$2 secs=$3 order cc line mark
 	if [ $((rep % 2)) = 1 ]; then order="imtcp reno"; else order="reno imtcp"; fi
 	for cc in $order; do
 		port=$((port + 1))
+		mark=$(host_cpu_mark)
 		line=$(timed_send "$cc" $port "$secs") || return 1
-		row "$cond" "$rep" "$cc" "$line"
+		row "$cond" "$rep" "$cc" "$line" "$(steal_since "$mark")"
 	done
 }
 
 # concurrent COND REP SECS: FLOWS flows of each at the same time; one row
 # per congestion control with the summed goodput and retransmissions.
 concurrent() {
-	local cond=$1 rep=$2 secs=$3 tmp pids="" cc i rc=0 line
+	local cond=$1 rep=$2 secs=$3 tmp pids="" cc i rc=0 line mark steal
 	tmp=$(mktemp -d)
+	mark=$(host_cpu_mark)
 	for i in $(seq "$FLOWS"); do
 		for cc in imtcp reno; do
 			port=$((port + 1))
@@ -101,6 +113,7 @@ concurrent() {
 	for pid in $pids; do
 		wait "$pid" || rc=1
 	done
+	steal=$(steal_since "$mark")
 	if [ $rc = 0 ]; then
 		for cc in imtcp reno; do
 			line=$(cat "$tmp/$cc".* | awk '{
@@ -109,14 +122,14 @@ concurrent() {
 				printf "goodput_mbps=%.3f retrans=%d segs_out=%d bytes=%d secs=%.3f",
 					v["goodput_mbps"], v["retrans"], v["segs_out"], v["bytes"], v["secs"] / NR
 			}')
-			row "$cond" "$rep" "$cc" "$line"
+			row "$cond" "$rep" "$cc" "$line" "$steal"
 		done
 	fi
 	rm -rf "$tmp"
 	return $rc
 }
 
-echo "condition,rep,cc,goodput_mbps,retrans,segs_out,bytes,secs" > "$csv"
+echo "condition,rep,cc,goodput_mbps,retrans,segs_out,bytes,secs,host_steal_pct" > "$csv"
 shape ${C}mbit 20
 for rep in $(seq "$REPS"); do
 	sequential clean "$rep" "$SECS_CLEAN" || exit 1
@@ -139,8 +152,12 @@ p(f"No added loss: {sys.argv[4]} s per flow, back to back. 1 % loss: {sys.argv[5
   f"imtcp measurement {'on, hold_budget=' + sys.argv[8] + ' %' if sys.argv[7] == '1' else 'off (measure=N)'}"
   f"{'; module parameters ' + sys.argv[13] if sys.argv[13] else ''}.")
 p()
-p("| condition | imtcp Mbit/s (median) | reno Mbit/s (median) | ratio imtcp/reno per rep | median ratio | retrans imtcp (median) | retrans reno (median) |")
-p("|---|---|---|---|---|---|---|")
+p("| condition | imtcp Mbit/s (median) | reno Mbit/s (median) | ratio imtcp/reno per rep | median ratio | retrans imtcp (median) | retrans reno (median) | host steal % per rep |")
+p("|---|---|---|---|---|---|---|---|")
+def steal_of(r, rep):
+    """The higher steal of a repetition's rows; None where not known."""
+    v = [float(x["host_steal_pct"]) for x in r if x["rep"] == rep and x.get("host_steal_pct")]
+    return max(v) if v else None
 for cond in ("clean", "loss1"):
     r = [x for x in rows if x["condition"] == cond]
     g = {cc: {x["rep"]: float(x["goodput_mbps"]) for x in r if x["cc"] == cc} for cc in ("imtcp", "reno")}
@@ -149,7 +166,9 @@ for cond in ("clean", "loss1"):
     name = {"clean": "no added loss", "loss1": "1 % loss"}[cond]
     p(f"| {name} | {statistics.median(g['imtcp'].values()):.2f} | {statistics.median(g['reno'].values()):.2f} | "
       + " ".join(f"{x:.3f}" for x in ratios)
-      + f" | **{statistics.median(ratios):.3f}** | {statistics.median(rt['imtcp']):.0f} | {statistics.median(rt['reno']):.0f} |")
+      + f" | **{statistics.median(ratios):.3f}** | {statistics.median(rt['imtcp']):.0f} | {statistics.median(rt['reno']):.0f} | "
+      + " ".join("-" if st is None else f"{st:.1f}" for st in (steal_of(r, k) for k in sorted(g["imtcp"], key=int)))
+      + " |")
 # At 1 % loss with the flows side by side: did they fill the link? If so
 # the ratio is zero-sum, what imtcp gives up the reno flows take.
 both = {}
