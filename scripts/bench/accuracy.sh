@@ -59,7 +59,8 @@
 # settings, up to BENCH_PATH_TRIES (3) times BENCH_PATH_WAIT_S (60) s
 # apart (bench_path_check in selftests/lib.sh); if the path is still not
 # faithful the benchmark stops (exit 3) unless BENCH_PATH_CHECK=0, which
-# runs it anyway and says so in the table. netem's delay is calibrated
+# tries the check once and runs anyway, saying in the table whether the
+# path was faithful. netem's delay is calibrated
 # as in the path check.
 # BENCH_IMTCP_PARAMS="hold_budget=10 ..." sets module parameters first;
 # BENCH_BURST the tbf bucket in bytes (default lib.sh's
