@@ -315,7 +315,7 @@ TEST(s1_mtu1500_own_floor)
 }
 
 /*
- * Recorded 2026-12-03 on the defaults of since (build/vm/lo2/S6-l0:
+ * Recorded 2026-12-03 on the defaults as they are now (build/vm/lo2/S6-l0:
  * BENCH_ONLY=S6, C = 30, MTU 1500, own_floor on, lift_off off, path
  * faithful at its first try, 0.5 % of the host stolen): S1's steps of A
  * under a 5 Mbit/s media sender, every one of its 684 estimates alike.
