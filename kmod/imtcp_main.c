@@ -62,7 +62,10 @@
  *
  * Notable differences from the paper:
  *   o T is capped at one srtt and gathers at the lower of A and the
- *     window's rate (ACKs free held segments).
+ *     window's rate (ACKs free held segments); a later stream's hold on
+ *     a window that limits the sender also waits out the ACK gap that
+ *     the hold before made, one srtt on, and that gap is free
+ *     (hold_echo).
  *   o Holds are paid from a budget (hold_budget, 2 % of the time by
  *     default; core/imtcp_cu.c): measuring without pause cost a
  *     loss-limited Reno window a third of its goodput. On a window of

@@ -378,6 +378,7 @@ static void enter_state(struct sock *sk, struct imtcp_meas *meas, u32 from)
 		t = imtcp_hold_us(tp->mss_cache, meas->est.estimate_bps ?: meas->est.lo_bps,
 				  meas->cu.m, tcp_snd_cwnd(tp), tp->mdev_us,
 				  tp->srtt_us >> 3);
+		t = imtcp_cu_hold_us(&meas->cu, t, tp->srtt_us >> 3);
 		meas->cu.deadline_us = now_us(tp) + t;
 		imtcp_set_reno_pacing(sk);
 		hold_until(sk, meas, tp->tcp_clock_cache + (u64)t * NSEC_PER_USEC);
@@ -975,6 +976,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_cu_set_prepay(&meas->cu, params.prepay);
 	imtcp_cu_set_charge_gap(&meas->cu, params.charge_gap);
 	imtcp_cu_set_off_ahead(&meas->cu, params.off_ahead);
+	imtcp_cu_set_echo(&meas->cu, params.hold_echo);
 	meas->carry = params.carry;
 	meas->outrun = params.outrun;
 	meas->est.served.across = params.served_across;

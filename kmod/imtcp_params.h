@@ -22,6 +22,7 @@ struct imtcp_params {
 	bool charge_gap;		/* holds cost the window's gap */
 	bool off_ahead;			/* off bound counts the latest cost */
 	bool own_floor;			/* floor from any own delivery rate */
+	bool hold_echo;			/* a later hold waits out its echo */
 };
 
 bool imtcp_params_measure(void);

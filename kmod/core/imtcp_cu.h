@@ -90,10 +90,15 @@ struct imtcp_cu {
 	u8 top;		/* the latest result at the range's upper edge */
 	u8 by_gap;	/* holds charged by the window's gap (charge_gap) */
 	u8 gap_hold;	/* this hold and its stream: so charged */
+	u8 echo;	/* a later hold waits out the ACK gap of the one before */
 	u16 off_debt_rtts;/* then a start may borrow so many srtt of budget */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 carried_us;	/* when it was carried over */
 	u32 rest_until_us;
+	u32 hold_begin_us;	/* when the current hold began */
+	u32 prev_begin_us;	/* the measurement's hold before it: began */
+	u32 prev_len_us;	/* ... and lasted (0: none) */
+	u32 echo_us;	/* of this hold: that hold's ACK gap still to come */
 	u32 write_seq;	/* the application's write_seq at the last step */
 	u32 write_us;	/* when a step first saw it */
 	u32 burst_seq;	/* where the write being made began (seq) */
@@ -158,6 +163,8 @@ void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts);
 void imtcp_cu_set_prepay(struct imtcp_cu *cu, bool on);
 void imtcp_cu_set_charge_gap(struct imtcp_cu *cu, bool on);
 void imtcp_cu_set_off_ahead(struct imtcp_cu *cu, bool on);
+void imtcp_cu_set_echo(struct imtcp_cu *cu, bool on);
+u32 imtcp_cu_hold_us(const struct imtcp_cu *cu, u32 t, u32 srtt_us);
 void imtcp_cu_top(struct imtcp_cu *cu, bool top);
 s64 imtcp_cu_credit_us(const struct imtcp_cu *cu);
 bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 n, u32 now_us);

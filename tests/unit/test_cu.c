@@ -1421,6 +1421,100 @@ TEST(hold_time_follows_a_slow_window)
 }
 
 /*
+ * hold_echo: a measurement whose first hold began at 1 ms and lasted
+ * 28 ms (srtt 65 ms), its stream sent; the second stream's hold begins
+ * @at_us after the first began, with @unsent segments waiting (more
+ * than held: the window limits the sender).
+ */
+static struct imtcp_cu echo_hold(bool on, u32 at_us, u32 unsent)
+{
+	struct imtcp_cu cu;
+	struct imtcp_cu_view v = bulk();
+
+	imtcp_cu_init(&cu, N);
+	imtcp_cu_set_echo(&cu, on);
+	v.srtt_us = 65000;
+	v.cwnd = 28;
+	v.in_flight = 28;
+	imtcp_cu_step(&cu, N, K, &v);		/* the first hold, at 1 ms */
+	v.now_us += 28000;
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	v.sent = N;
+	imtcp_cu_step(&cu, N, K, &v);
+	v.sent = 0;
+	v.held = 2;
+	v.unsent = unsent;
+	v.now_us = 1000 + at_us;
+	imtcp_cu_step(&cu, N, K, &v);		/* the second hold */
+	return cu;
+}
+
+/*
+ * The ACK gap of the first hold comes back from 65 to 93 ms after it
+ * began: a hold begun at 53 ms waits all of it out, one begun at 75 ms
+ * the 18 ms left, one begun after it nothing; always within one srtt,
+ * and the gap is free. Not with hold_echo off, nor for a sender whose
+ * writes the window does not keep back.
+ */
+TEST(a_later_hold_waits_out_the_echo_of_the_one_before)
+{
+	struct imtcp_cu cu = echo_hold(true, 53000, 1000);
+
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	ASSERT_EQ(1, cu.stream);
+	EXPECT_EQ(28000, cu.echo_us);
+	EXPECT_EQ(28000, cu.free_us);
+	EXPECT_EQ(35000 + 28000, imtcp_cu_hold_us(&cu, 35000, 65000));
+	EXPECT_EQ(65000, imtcp_cu_hold_us(&cu, 40000, 65000));
+	EXPECT_EQ(65000, imtcp_cu_hold_us(&cu, 65000, 65000));
+	cu = echo_hold(true, 75000, 1000);
+	EXPECT_EQ(18000, cu.echo_us);
+	EXPECT_EQ(35000 + 18000, imtcp_cu_hold_us(&cu, 35000, 65000));
+	cu = echo_hold(true, 93000, 1000);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	EXPECT_EQ(0, cu.echo_us);
+	EXPECT_EQ(35000, imtcp_cu_hold_us(&cu, 35000, 65000));
+	cu = echo_hold(false, 53000, 1000);
+	EXPECT_EQ(0, cu.echo_us);
+	EXPECT_EQ(35000, imtcp_cu_hold_us(&cu, 35000, 65000));
+	cu = echo_hold(true, 53000, 0);
+	EXPECT_EQ(0, cu.echo_us);
+}
+
+/*
+ * A measurement's first hold has no echo of its own: the hold before it
+ * was the last measurement's.
+ */
+TEST(a_first_hold_waits_for_no_echo)
+{
+	struct imtcp_cu cu = echo_hold(true, 53000, 1000);
+	struct imtcp_cu_view v = bulk();
+
+	v.srtt_us = 65000;
+	v.cwnd = 28;
+	v.in_flight = 28;
+	v.now_us = 54000;
+	v.held = N;
+	imtcp_cu_step(&cu, N, K, &v);		/* the second stream */
+	ASSERT_EQ(IMTCP_STATE_SEND, cu.state);
+	v.sent = N;
+	imtcp_cu_step(&cu, N, K, &v);		/* K = 4: the third's hold */
+	v.sent = 0;
+	v.held = 2;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	ASSERT_EQ(2, cu.stream);
+	EXPECT_EQ(0, cu.echo_us);	/* the second hold lasted 0: no gap */
+	imtcp_cu_pause(&cu);
+	v.now_us = 60000;
+	imtcp_cu_step(&cu, N, K, &v);
+	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	ASSERT_EQ(0, cu.stream);
+	EXPECT_EQ(0, cu.echo_us);
+}
+
+/*
  * Run one measurement from STORE: each of the K holds lasts @hold_us
  * with a segment waiting from its start (a window-limited sender), each
  * stream leaves at once. Returns the flags of the last step.
