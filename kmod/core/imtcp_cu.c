@@ -801,9 +801,9 @@ static u32 goto_state(struct imtcp_cu *cu, u32 state)
  * srtt 65 ms): the first stream's hold lasted 28 ms, the second's began
  * 25 ms after it and ended at its deadline of 35 ms with 2-8 of 11
  * segments held, six measurements in a row; each such failure left
- * 30 ms of debt, and the connection had one result in 15 s. Only while
- * the window limits the sender: an application-limited one gathers from
- * its writes.
+ * 30 ms of debt, and the connection had three results in 20 s, the
+ * first after 15 s. Only while the window limits the sender: an
+ * application-limited one gathers from its writes.
  */
 static u32 echo_due_us(const struct imtcp_cu *cu,
 		       const struct imtcp_cu_view *v)
