@@ -55,7 +55,7 @@
  *   that paces its own writes once the window exceeds its write).
  *
  * Per-socket state: Reno's, and the figures TCP_CC_INFO reports, in the
- * private area of inet_connection_sock; the measurement's (2640 bytes)
+ * private area of inet_connection_sock; the measurement's (2744 bytes)
  * allocated in init with GFP_NOWAIT from a memcg-accounted cache of its
  * own (imtcp_meas). If that fails, or with measure=N, the socket is
  * plain Reno (fail_alloc_every makes it fail on demand, for tests).
