@@ -110,6 +110,11 @@ test_ss_shows_imtcp() {
 # streams, writes-short).
 # And its failed holds must back off: 1,900 holds failed in 6 s without
 # the rest, and it spent 13 % of its time holding.
+# Seconds since @1 (date +%s%N), to the millisecond.
+seconds_since() {
+	awk -v t="$(($(date +%s%N) - $1))" 'BEGIN { printf "%.3f", t / 1e9 }'
+}
+
 test_loopback_says_why() {
 	local port=5304 row rows="" t0 rcv snd at_s
 	"$XFER" recv -p $port &
@@ -128,10 +133,10 @@ test_loopback_says_why() {
 		rows+=$("$TOP/build/userspace/imtcp-stat" -j dport $port),
 		sleep 0.2
 	done
-	sleep "$(awk -v t="$(($(date +%s%N) - t0))" \
-		'BEGIN { d = 7 - t / 1e9; printf "%.3f", (d > 0 ? d : 0) }')"
+	sleep "$(awk -v s="$(seconds_since "$t0")" \
+		'BEGIN { d = 7 - s; printf "%.3f", (d > 0 ? d : 0) }')"
 	row=$("$TOP/build/userspace/imtcp-stat" -j dport $port)
-	at_s=$(awk -v t="$(($(date +%s%N) - t0))" 'BEGIN { printf "%.1f", t / 1e9 }')
+	at_s=$(seconds_since "$t0")
 	kill "$snd" "$rcv" 2>/dev/null
 	wait
 	echo "$row"
