@@ -65,7 +65,9 @@
  *     window's rate (ACKs free held segments); a later stream's hold on
  *     a window that limits the sender also waits out the ACK gap that
  *     the hold before made, one srtt on, and that gap is free
- *     (hold_echo).
+ *     (hold_echo). A media sender whose frames come in small writes
+ *     holds from a frame's first write on, and gathers the whole
+ *     stream there, not m (frame_hold).
  *   o Holds are paid from a budget (hold_budget, 2 % of the time by
  *     default; core/imtcp_cu.c): measuring without pause cost a
  *     loss-limited Reno window a third of its goodput. On a window of

@@ -97,6 +97,15 @@ static u32 stream_sent(const struct sock *sk, const struct imtcp_meas *meas)
 	return DIV_ROUND_UP(tcp_sk(sk)->snd_nxt - seq, meas->mss);
 }
 
+/* A write just began a frame that a hold gathers (imtcp_cu_frame_opens). */
+static bool frame_opens(const struct sock *sk, const struct imtcp_meas *meas)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return imtcp_cu_frame_opens(&meas->cu, tp->write_seq, now_us(tp),
+				    tp->srtt_us >> 3, imtcp_writer_waits(sk));
+}
+
 static void view_of(const struct sock *sk, const struct imtcp_meas *meas,
 		    struct imtcp_cu_view *v)
 {
@@ -129,6 +138,7 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *meas,
 	/* mdev_us: four times the mean deviation, the RTT's noise */
 	v->queue_us = v->srtt_us > tcp_min_rtt(tp) + tp->mdev_us ?
 		      v->srtt_us - tcp_min_rtt(tp) - tp->mdev_us : 0;
+	v->opens = frame_opens(sk, meas);
 }
 
 /*
@@ -891,14 +901,17 @@ static bool stream_ready(const struct sock *sk, const struct imtcp_meas *meas)
  * whose time is up, or a stream the write found dry; in EMPTY (then or
  * before), a write that brings a whole stream starts it (STORE, then
  * SEND at once, nothing held) instead of leaving unpaced until the next
- * ACK; during a stream size and pace what leaves next. Returns the
+ * ACK, and the first write of a frame that a hold gathers from small
+ * writes begins that hold (frame_opens); during a stream size and pace
+ * what leaves next. Returns the
  * smallest TSO size to use, 0 outside a stream.
  */
 u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *meas)
 {
 	if (meas->cu.state == IMTCP_STATE_STORE || meas->cu.state == IMTCP_STATE_SEND)
 		step(sk, meas);
-	if (meas->cu.state == IMTCP_STATE_EMPTY && stream_ready(sk, meas)) {
+	if (meas->cu.state == IMTCP_STATE_EMPTY &&
+	    (stream_ready(sk, meas) || frame_opens(sk, meas))) {
 		step(sk, meas);
 		if (meas->cu.state == IMTCP_STATE_STORE)
 			step(sk, meas);
@@ -977,6 +990,7 @@ struct imtcp_meas *imtcp_meas_alloc(struct sock *sk, struct imtcp_info *info)
 	imtcp_cu_set_charge_gap(&meas->cu, params.charge_gap);
 	imtcp_cu_set_off_ahead(&meas->cu, params.off_ahead);
 	imtcp_cu_set_echo(&meas->cu, params.hold_echo);
+	imtcp_cu_set_frame_hold(&meas->cu, params.frame_hold);
 	meas->carry = params.carry;
 	meas->outrun = params.outrun;
 	meas->est.served.across = params.served_across;

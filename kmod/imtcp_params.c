@@ -37,6 +37,7 @@ static bool fast_fall = true;
 static bool own_floor = true;
 static bool lift_off;
 static bool hold_echo = true;
+static bool frame_hold = true;
 
 /*
  * The ops of an unsigned parameter that takes @lo to @hi: a write out of
@@ -114,6 +115,8 @@ module_param(own_floor, bool, 0644);
 MODULE_PARM_DESC(own_floor, "the floor of busy_floor_pct also takes the rate the connection was delivered at while the queue did not stand (its window, not the application, limiting it), and holds the estimate shown between results too, and keeps the busy cap no lower than that floor (default Y since 2026-12-03: S1's rise from 20 to 60 % of C followed in 3.2-16.1 RTT with it, 9.3-70.8 without; N = busy rates only, at results only)");
 module_param(hold_echo, bool, 0644);
 MODULE_PARM_DESC(hold_echo, "a measurement's later hold, on a window that limits the sender, may last longer by what is still to come of the ACK gap that its hold before made one srtt earlier, within one srtt, and that gap costs the hold budget nothing (default Y; N = as before 2026-12-03)");
+module_param(frame_hold, bool, 0644);
+MODULE_PARM_DESC(frame_hold, "an application-limited sender whose frames come in small writes holds from a frame's first write on (after a quiet time), not at an ACK between frames, and that hold gathers the whole stream, not m (default Y; N = such holds begin at ACKs between frames and gather m, as before)");
 
 static atomic_t allocs = ATOMIC_INIT(0);
 
@@ -154,6 +157,7 @@ void imtcp_params_read(struct imtcp_params *p)
 	p->prepay = READ_ONCE(prepay);
 	p->charge_gap = READ_ONCE(charge_gap);
 	p->hold_echo = READ_ONCE(hold_echo);
+	p->frame_hold = READ_ONCE(frame_hold);
 	p->off_ahead = READ_ONCE(off_ahead);
 	p->own_floor = READ_ONCE(own_floor);
 }

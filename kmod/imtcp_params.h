@@ -23,6 +23,7 @@ struct imtcp_params {
 	bool off_ahead;			/* off bound counts the latest cost */
 	bool own_floor;			/* floor from any own delivery rate */
 	bool hold_echo;			/* a later hold waits out its echo */
+	bool frame_hold;		/* a frame's first write begins the hold */
 };
 
 bool imtcp_params_measure(void);

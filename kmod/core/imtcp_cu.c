@@ -147,6 +147,8 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->gap_hold = 0;
 	cu->gap_pm = 0;
 	cu->echo = 0;
+	cu->frame_hold = 0;
+	cu->opened = 0;
 	cu->hold_begin_us = 0;
 	cu->prev_begin_us = 0;
 	cu->prev_len_us = 0;
@@ -676,6 +678,38 @@ static bool write_fits_window(const struct imtcp_cu *cu,
 }
 
 /*
+ * An application-limited sender whose frames come in small writes
+ * (frame_hold): its writes come after quiet times, its last finished
+ * frame brought m full segments or more, and its streams were not
+ * written whole (writes_whole: those start from the write that brings
+ * them). Such a sender's stream is a frame that a hold gathers.
+ */
+static bool frames_open(const struct imtcp_cu *cu)
+{
+	return cu->frame_hold && cu->app_paced && !cu->limited &&
+	       !cu->writes_whole && cu->burst_segs >= cu->m;
+}
+
+/*
+ * A write at @write_seq comes, @now_us, to such a sender (frames_open)
+ * in EMPTY after a quiet time: the first write of its next frame. A hold
+ * begun now gathers that frame as the writes after it come, within a
+ * millisecond, where a hold begun at an ACK between frames (with the
+ * last frame's partial segment) waited for it and most often ran out
+ * first. Traced (5 Mbit/s in writes of 1,200 bytes, 25 frames a second,
+ * A = 80 % of C): 155 of 330 holds ended without their stream, 108 of
+ * them holding one or two segments, and 0.12 estimates per RTT against
+ * 0.34 for the same sender writing each frame at once.
+ */
+bool imtcp_cu_frame_opens(const struct imtcp_cu *cu, u32 write_seq,
+			  u32 now_us, u32 srtt_us, bool writer_waits)
+{
+	return cu->state == IMTCP_STATE_EMPTY && cu->started &&
+	       frames_open(cu) && !writer_waits && write_seq != cu->write_seq &&
+	       now_us - cu->write_us >= srtt_us >> IMTCP_WRITE_QUIET_SHIFT;
+}
+
+/*
  * The window at or below which the connection does not hold: the paper's
  * N, and 4 N in a slow start that the window limits. Slow start sends
  * two segments for each one delivered, in bursts, and what a hold or a
@@ -703,12 +737,17 @@ static u32 min_window(const struct imtcp_cu *cu, u32 n,
 	       max_t(u32, IMTCP_SS_WINDOW * cu->n_full, n) : n;
 }
 
+/*
+ * Nothing in flight and less than m at hand: no ACK will make room for
+ * more, so a hold would only wait; unless a frame's first write began it
+ * (imtcp_cu_frame_opens), whose next writes come at once.
+ */
 static bool may_hold(const struct imtcp_cu *cu, u32 n,
 		     const struct imtcp_cu_view *v)
 {
 	if (v->cwnd <= min_window(cu, n, v))
 		return false;
-	return v->in_flight > 0 || v->held >= cu->m;
+	return v->in_flight > 0 || v->held >= cu->m || v->opens || cu->opened;
 }
 
 /*
@@ -773,18 +812,32 @@ static bool rest_of_whole_write(const struct imtcp_cu *cu, u32 n,
 	       cu->write_segs >= n;
 }
 
+/*
+ * A sender whose frames a hold gathers from small writes (frames_open)
+ * holds only from a frame's first write on, or with m at hand: a hold
+ * begun at an ACK between frames, with the last frame's partial segment
+ * or nothing, waits for the next frame and most often runs out first.
+ */
+static bool awaits_frame(const struct imtcp_cu *cu,
+			 const struct imtcp_cu_view *v)
+{
+	return frames_open(cu) && !v->opens && v->held < cu->m;
+}
+
 /* A hold (for a new measurement or a started one's next stream) begins. */
 static bool may_begin(const struct imtcp_cu *cu, u32 n,
 		      const struct imtcp_cu_view *v)
 {
 	return may_hold(cu, n, v) && may_start(cu, v) && !tail_waits(cu, n, v) &&
-	       !rest_of_whole_write(cu, n, v);
+	       !rest_of_whole_write(cu, n, v) && !awaits_frame(cu, v);
 }
 
 static u32 goto_state(struct imtcp_cu *cu, u32 state)
 {
 	if (cu->state == state)
 		return 0;
+	if (state != IMTCP_STATE_STORE)
+		cu->opened = 0;
 	cu->state = state;
 	return IMTCP_CU_CHANGED;
 }
@@ -843,6 +896,7 @@ static u32 hold(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 	if (cu->gap_hold)
 		cu->gap_pm = window_gap_pm(v);	/* the gap as the hold begins */
 	cu->hold_whole = v->held >= cu->m;
+	cu->opened = v->opens;
 	return goto_state(cu, IMTCP_STATE_STORE);
 }
 
@@ -913,24 +967,50 @@ static bool whole_from_write(const struct imtcp_cu *cu, u32 n)
 	return cu->hold_whole || cu->wrote >= n;
 }
 
+/* The hold gathered its stream: it leaves now. */
+static u32 hold_done(struct imtcp_cu *cu, u32 n, const struct imtcp_cu_view *v)
+{
+	cu->send_us = 0;
+	cu->send_charged = 0;
+	if (cu->limited)	/* the window, not writes, makes streams */
+		cu->n_writes = 0;
+	cu->writes_whole = whole_from_write(cu, n) && !cu->limited;
+	cu->carried = 0;	/* a stream of its own leaves */
+	cu->prev_begin_us = cu->hold_begin_us;
+	cu->prev_len_us = v->now_us - cu->hold_begin_us;
+	return goto_state(cu, IMTCP_STATE_SEND);
+}
+
+/*
+ * What a hold gathers before its stream leaves: m; a hold that a frame's
+ * first write began (opened) the whole stream, or the whole frame if
+ * shorter, as the frame's writes bring it within a millisecond or two.
+ * A stream that left at m ran ahead of the writes, and its last segments
+ * left at the writer's pace, not the plan's: traced (5 Mbit/s in writes
+ * of 1,200 bytes, A = 80 % of C, streams planned at 30-50 Mbit/s), 15-16
+ * % of the streams took over 1.3 times their planned time, against 6-10
+ * % where holds began at ACKs, and the results read 1.0-2.8 Mbit/s high
+ * at the median.
+ */
+static u32 gather_segs(const struct imtcp_cu *cu, u32 n)
+{
+	if (!cu->opened)
+		return cu->m;
+	return max_t(u32, cu->m, min_t(u32, n, cu->burst_segs));
+}
+
 static u32 step_store(struct imtcp_cu *cu, u32 n,
 		      const struct imtcp_cu_view *v)
 {
 	u32 flags;
 
-	if (v->held >= cu->m && v->cwnd > n) {
-		cu->send_us = 0;
-		cu->send_charged = 0;
-		if (cu->limited)	/* the window, not writes, makes streams */
-			cu->n_writes = 0;
-		cu->writes_whole = whole_from_write(cu, n) && !cu->limited;
-		cu->carried = 0;	/* a stream of its own leaves */
-		cu->prev_begin_us = cu->hold_begin_us;
-		cu->prev_len_us = v->now_us - cu->hold_begin_us;
-		return goto_state(cu, IMTCP_STATE_SEND);
-	}
+	if (v->held >= gather_segs(cu, n) && v->cwnd > n)
+		return hold_done(cu, n, v);
 	if (may_hold(cu, n, v) && !time_reached(v->now_us, cu->deadline_us))
 		return 0;
+	/* a frame's writes that stopped short of the stream: what came */
+	if (cu->opened && v->held >= cu->m && v->cwnd > n)
+		return hold_done(cu, n, v);
 	flags = waited_for_write(cu, v);
 	return flags ? flags : hold_failed(cu, v);
 }
@@ -1185,6 +1265,12 @@ void imtcp_cu_set_charge_gap(struct imtcp_cu *cu, bool on)
 void imtcp_cu_set_echo(struct imtcp_cu *cu, bool on)
 {
 	cu->echo = on;
+}
+
+/* frame_hold: a small-write frame's first write begins its hold. */
+void imtcp_cu_set_frame_hold(struct imtcp_cu *cu, bool on)
+{
+	cu->frame_hold = on;
 }
 
 /*

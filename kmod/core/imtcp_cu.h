@@ -91,6 +91,8 @@ struct imtcp_cu {
 	u8 by_gap;	/* holds charged by the window's gap (charge_gap) */
 	u8 gap_hold;	/* this hold and its stream: so charged */
 	u8 echo;	/* a later hold waits out the ACK gap of the one before */
+	u8 frame_hold;	/* a small-write frame's first write begins the hold */
+	u8 opened;	/* STORE: this hold began so (imtcp_cu_frame_opens) */
 	u16 off_debt_rtts;/* then a start may borrow so many srtt of budget */
 	u32 deadline_us;/* STORE: hold no longer than this */
 	u32 carried_us;	/* when it was carried over */
@@ -136,6 +138,7 @@ struct imtcp_cu_view {
 	u32 srtt_us;		/* smoothed RTT */
 	u32 queue_us;		/* standing queue, beyond RTT noise */
 	u32 seg_us;		/* SEND: srtt / cwnd, a segment's time */
+	bool opens;		/* EMPTY: a frame begins (imtcp_cu_frame_opens) */
 };
 
 /* What imtcp_cu_step() reports besides the new state. */
@@ -164,6 +167,9 @@ void imtcp_cu_set_prepay(struct imtcp_cu *cu, bool on);
 void imtcp_cu_set_charge_gap(struct imtcp_cu *cu, bool on);
 void imtcp_cu_set_off_ahead(struct imtcp_cu *cu, bool on);
 void imtcp_cu_set_echo(struct imtcp_cu *cu, bool on);
+void imtcp_cu_set_frame_hold(struct imtcp_cu *cu, bool on);
+bool imtcp_cu_frame_opens(const struct imtcp_cu *cu, u32 write_seq,
+			  u32 now_us, u32 srtt_us, bool writer_waits);
 u32 imtcp_cu_hold_us(const struct imtcp_cu *cu, u32 t, u32 srtt_us);
 void imtcp_cu_top(struct imtcp_cu *cu, bool top);
 s64 imtcp_cu_credit_us(const struct imtcp_cu *cu);
