@@ -731,6 +731,16 @@ static u32 step_seen(struct imtcp_cu *cu, struct imtcp_cu_view *v)
 	return step_as_module(cu, v);
 }
 
+/* The next frame's first write (1200 bytes), 15 ms after @t_us. */
+static u32 first_write(struct imtcp_cu *cu, struct imtcp_cu_view *v, u32 t_us)
+{
+	v->now_us = t_us + 15000;
+	v->in_flight = 0;		/* the last frame is all ACKed */
+	v->write_seq += 1200;
+	v->held = 1;
+	return step_seen(cu, v);
+}
+
 /*
  * frame_hold: such a sender holds from a frame's first write on, which
  * gathers the frame as its next writes come, and not at an ACK between
@@ -752,11 +762,7 @@ TEST(a_small_write_frame_holds_from_its_first_write)
 	v.now_us += 1000;
 	step_seen(&cu, &v);
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
-	v.now_us = t + 15000;			/* the frame's first write */
-	v.in_flight = 0;
-	v.write_seq += 1200;
-	v.held = 1;
-	step_seen(&cu, &v);
+	first_write(&cu, &v, t);
 	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 	cu.deadline_us = v.now_us + 20000;	/* the module's, on STORE */
 	step_seen(&cu, &v);			/* on_send's second step */
@@ -767,6 +773,13 @@ TEST(a_small_write_frame_holds_from_its_first_write)
 	v.held = 17;
 	step_seen(&cu, &v);
 	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
+
+	small_write_sender(&cu, &v, false, t);
+	step_seen(&cu, &v);			/* the ACK: a hold */
+	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	small_write_sender(&cu, &v, false, t);
+	first_write(&cu, &v, t);		/* the write: none */
+	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 }
 
 /*
@@ -784,11 +797,7 @@ TEST(a_frame_s_hold_gathers_the_whole_stream)
 	for (held = 12; held >= 8; held -= 4) {
 		small_write_sender(&cu, &v, true, t);
 		cu.n_writes = 16;		/* streams of 16 */
-		v.now_us = t + 15000;		/* the frame's first write */
-		v.in_flight = 0;
-		v.write_seq += 1200;
-		v.held = 1;
-		step_seen(&cu, &v);
+		first_write(&cu, &v, t);
 		ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
 		cu.deadline_us = v.now_us + 20000;
 		v.now_us += 300;		/* m (10) and more, not 16 */
@@ -808,26 +817,13 @@ TEST(a_frame_s_hold_gathers_the_whole_stream)
 	}
 	small_write_sender(&cu, &v, true, t);
 	cu.n_writes = 16;
-	v.now_us = t + 15000;
-	v.in_flight = 0;
-	v.write_seq += 1200;
-	v.held = 1;
-	step_seen(&cu, &v);
+	first_write(&cu, &v, t);
 	v.now_us += 600;			/* the whole frame */
 	v.unsent = 17;
 	v.held = 17;
 	step_seen(&cu, &v);
 	EXPECT_EQ(IMTCP_STATE_SEND, cu.state);
 
-	small_write_sender(&cu, &v, false, t);
-	step_seen(&cu, &v);			/* the ACK: a hold */
-	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
-	small_write_sender(&cu, &v, false, t);
-	v.now_us = t + 15000;
-	v.in_flight = 0;
-	v.write_seq += 1200;
-	step_seen(&cu, &v);			/* the write: none */
-	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 }
 
 /*
