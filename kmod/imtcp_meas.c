@@ -903,8 +903,8 @@ static bool stream_ready(const struct sock *sk, const struct imtcp_meas *meas)
  * SEND at once, nothing held) instead of leaving unpaced until the next
  * ACK, and the first write of a frame that a hold gathers from small
  * writes begins that hold (frame_opens); during a stream size and pace
- * what leaves next. Returns the
- * smallest TSO size to use, 0 outside a stream.
+ * what leaves next. Returns the smallest TSO size to use, 0 outside a
+ * stream.
  */
 u32 imtcp_meas_on_send(struct sock *sk, struct imtcp_meas *meas)
 {
