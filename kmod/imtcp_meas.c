@@ -138,7 +138,9 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *meas,
 	/* mdev_us: four times the mean deviation, the RTT's noise */
 	v->queue_us = v->srtt_us > tcp_min_rtt(tp) + tp->mdev_us ?
 		      v->srtt_us - tcp_min_rtt(tp) - tp->mdev_us : 0;
-	v->opens = frame_opens(sk, meas);
+	/* frame_opens from what the view already read (every ACK steps) */
+	v->opens = imtcp_cu_frame_opens(&meas->cu, v->write_seq, v->now_us,
+					v->srtt_us, v->writer_waits);
 }
 
 /*
