@@ -764,6 +764,9 @@ TEST(a_small_write_frame_holds_from_its_first_write)
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
 	first_write(&cu, &v, t);
 	ASSERT_EQ(IMTCP_STATE_STORE, cu.state);
+	/* at most the quiet time (srtt / 8) that says a write is finished */
+	EXPECT_EQ(5000, imtcp_cu_hold_us(&cu, 20000, 40000));
+	EXPECT_EQ(3000, imtcp_cu_hold_us(&cu, 3000, 40000));
 	cu.deadline_us = v.now_us + 20000;	/* the module's, on STORE */
 	step_seen(&cu, &v);			/* on_send's second step */
 	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
@@ -777,6 +780,7 @@ TEST(a_small_write_frame_holds_from_its_first_write)
 	small_write_sender(&cu, &v, false, t);
 	step_seen(&cu, &v);			/* the ACK: a hold */
 	EXPECT_EQ(IMTCP_STATE_STORE, cu.state);
+	EXPECT_EQ(20000, imtcp_cu_hold_us(&cu, 20000, 40000));
 	small_write_sender(&cu, &v, false, t);
 	first_write(&cu, &v, t);		/* the write: none */
 	EXPECT_EQ(IMTCP_STATE_EMPTY, cu.state);
