@@ -417,6 +417,29 @@ class FrameDelivery(unittest.TestCase):
         xf, af = self.files("cc=reno bytes=1000", [(0.1, 1000)])
         self.assertIsNone(accuracy.frame_delivery_ms(xf, af))
 
+    def test_a_frame_less_its_last_segment(self):
+        # frames of 3000 bytes every 40 ms: each one's last 104 bytes (a
+        # segment Nagle keeps back) come 12 ms after the rest
+        xf, af = self.files("frame_t0_s=0.0 frame_bytes=3000 frame_ms=40",
+                            [(0.010, 2896), (0.022, 3000),
+                             (0.055, 5896), (0.067, 6000)])
+        whole = accuracy.frame_delivery_ms(xf, af)
+        body = accuracy.frame_delivery_ms(xf, af, 1447)
+        for got, want in zip(whole, (22.0, 27.0)):
+            self.assertAlmostEqual(got, want, places=3)
+        for got, want in zip(body, (10.0, 15.0)):
+            self.assertAlmostEqual(got, want, places=3)
+        # a read short of the body leaves it undone
+        xf, af = self.files("frame_t0_s=0.0 frame_bytes=3000 frame_ms=40",
+                            [(0.010, 1552), (0.020, 3000)])
+        self.assertAlmostEqual(accuracy.frame_delivery_ms(xf, af, 1447)[0],
+                               20.0, places=3)
+
+    def test_no_body_of_frames_shorter_than_what_is_left_out(self):
+        xf, af = self.files("frame_t0_s=0.0 frame_bytes=1000 frame_ms=40",
+                            [(0.010, 1000)])
+        self.assertIsNone(accuracy.frame_delivery_ms(xf, af, 1447))
+
     def test_settled_frames_are_those_due_from_one_second_on(self):
         # 40 ms frames: frames 0-24 are due in the first second
         xf, _ = self.files("frame_t0_s=0.0 frame_bytes=1000 frame_ms=40",
