@@ -447,10 +447,10 @@ def settled_frames(ms, xfer_path):
 
 # A sender without TCP_NODELAY (S4's default) ends most frames with a
 # segment shorter than MSS, and Nagle (Minshall's rule) keeps it back
-# until the last such segment is ACKed: in every one-write S4 run at 5
-# Mbit/s it, not the rest of the frame, is what comes last, reno's and
-# imtcp's alike, 6-15 ms after the rest at the median (g5, 2026-12-03),
-# in a phase each connection's history sets. The frame less its last
+# until the last such segment is ACKed: in g5's one-write S4 runs at 5
+# Mbit/s and A = 50 and 80 % of C (2026-12-03) it came 1.9-14.8 ms after
+# the rest of the frame at the median, reno's and imtcp's alike, in a
+# phase each connection's history sets. The frame less its last
 # MSS - 1 bytes, its "body", leaves that wait out: the cost of the
 # module's own streams, which the p99 of whole frames mixes with the
 # phase (with TCP_NODELAY the two are the same).
