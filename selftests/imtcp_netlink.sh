@@ -301,12 +301,10 @@ test_monitor_withdrawal() {
 	cookie=$(field cookie "$line")
 	[ -n "$cookie" ] || fail "no transfer"
 	python3 - "$WORK/wevents" "$WORK/withdraw.trace" "$cookie" "$WORK/wtable" \
-		"$MSS_BYTES" <<'PY' || fail "withdraw events"
+		"$(envelopes_bps 5000)" <<'PY' || fail "withdraw events"
 import json, re, sys
 ck = int(sys.argv[3])
-# the envelopes of streams of N = 10 to IMTCP_N_MAX = 16 segments
-envelopes = {(n - 1) * int(sys.argv[5]) * 8 * 1000000 // 5000
-             for n in range(10, 17)}
+envelopes = set(map(int, sys.argv[5].split()))   # lib.sh: envelopes_bps
 above = set(re.findall(r" - .*withdrew [0-9.]+Mbps: path above ([0-9.]+)Mbps",
                        open(sys.argv[4]).read()))
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

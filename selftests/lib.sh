@@ -345,6 +345,18 @@ cross_cbr() {
 # (scripts/bench/accuracy.py has the same figures).
 MSS_BYTES=$((TOPO_MTU - 52))
 FRAME_BYTES=$((TOPO_MTU + 14))
+
+# The operating envelopes (bit/s, space-separated) at noise_us=$1 for
+# streams of N = 10 to IMTCP_N_MAX = 16 segments of MSS_BYTES, as
+# imtcp_envelope_bps computes them: a connection's first measurement may
+# take a write's length (core/imtcp_cu.c, first_len_from), so a test
+# may meet any of them.
+envelopes_bps() {
+	local n
+	for n in 10 11 12 13 14 15 16; do
+		printf '%d ' $(((n - 1) * MSS_BYTES * 8 * 1000000 / $1))
+	done
+}
 # The bucket of measurement tests and benchmarks (SHAPE_BURST, see
 # shape): two frames, so that a stream cannot pass at line rate on
 # saved-up tokens.
