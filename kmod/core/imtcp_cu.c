@@ -212,18 +212,30 @@ u32 imtcp_cu_stream_len(const struct imtcp_cu *cu)
  * samples that rose. With the first range of an application-limited
  * sender (imtcp_range.c) and such streams of 16, three first results
  * read 7.9, 9.2 and 10.4 Mbit/s for A = 11 (streams of 10: 4.9-14.6 in
- * five runs, none in a sixth). A sender its window limits has no quiet
- * time and never gets one. The length holds until the measurement ends
- * (step_pass, imtcp_cu_pause), even if the window makes its streams:
- * at 10 Mbit/s (frames of 34 segments) the window limited the sender as
- * its first stream of 16 began, a length forgotten there made the next
- * stream shorter than the first, and the measurement began anew with
- * streams of 10 (first estimate after 7.3 RTT, not 4.5).
+ * five runs, none in a sixth). The length holds until the measurement
+ * ends (step_pass, imtcp_cu_pause), even if the window makes its
+ * streams: at 10 Mbit/s (frames of 34 segments) the window limited the
+ * sender as its first stream of 16 began, a length forgotten there made
+ * the next stream shorter than the first, and the measurement began
+ * anew with streams of 10 (first estimate after 7.3 RTT, not 4.5).
+ *
+ * Not from a write that finds the window limiting the sender outside
+ * slow start: its data waited meanwhile, so the quiet time was the
+ * writer's, not a frame's, and such a sender's streams come from the
+ * window (N). A bulk writer that woke late had such a write after its
+ * slow start's loss (traced, S2 at A = 10 % of C in the VM, a window of
+ * 16): its first measurement's streams, longer than 14 segments behind
+ * a hold of m = 10, ran dry three times, were charged 127 ms, and the
+ * first estimate came after 129 RTT (3.7 and 3.8 in two runs without).
  */
-static void first_len_from(struct imtcp_cu *cu)
+static void first_len_from(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
 	if (cu->n_writes || cu->burst_segs)	/* writes_are will tell */
 		return;
+	if (cu->limited && !v->slow_start) {	/* the window's, not a frame */
+		cu->first_len = 0;
+		return;
+	}
 	cu->first_len = cu->wrote > cu->n_full ?
 			min_t(u32, cu->wrote, IMTCP_N_MAX) : 0;
 }
@@ -459,7 +471,7 @@ static void account(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 			cu->app_paced = 1;
 			cu->wrote = v->mss ? cu->write_segs : 0;
 			write_ended(cu, v);
-			first_len_from(cu);
+			first_len_from(cu, v);
 		}
 	}
 	if (!cu->started || v->write_seq != cu->write_seq) {

@@ -1284,10 +1284,36 @@ TEST(only_application_limited_writes_of_n_min_set_the_length)
 static void window_cut_frame(struct imtcp_cu *cu, struct imtcp_cu_view *v,
 			     u32 segs, u32 t_us)
 {
+	v->slow_start = true;
 	frame_at(cu, v, segs, t_us);
 	v->unsent = 1000;			/* the window keeps data back */
 	v->now_us = t_us + QUIET_US;
 	step_as_module(cu, v);
+}
+
+/*
+ * A bulk sender after its slow start, its writer late: a write of 40
+ * segments after a quiet time finds the window limiting the sender (its
+ * data waited meanwhile). That is no frame: the streams stay N long, and
+ * a length taken in slow start is forgotten.
+ */
+TEST(a_late_writer_the_window_limits_makes_no_first_length)
+{
+	struct imtcp_cu cu = started();
+	struct imtcp_cu_view v = writes(0);
+	u32 t = 10000;
+
+	window_cut_frame(&cu, &v, 17, t);
+	frame_at(&cu, &v, 17, t += FRAME_GAP_US);
+	ASSERT_EQ(IMTCP_N_MAX, imtcp_cu_stream_len(&cu));	/* slow start */
+	v.slow_start = false;			/* a loss ended it */
+	v.unsent = 1000;
+	v.in_flight = v.cwnd;
+	v.now_us = t + QUIET_US;
+	step_as_module(&cu, &v);		/* the window limits it */
+	frame_at(&cu, &v, 40, t += FRAME_GAP_US);
+	v.unsent = 1000;
+	EXPECT_EQ(N, imtcp_cu_stream_len(&cu));
 }
 
 /*
