@@ -226,7 +226,8 @@ u32 imtcp_cu_stream_len(const struct imtcp_cu *cu)
  * slow start's loss (traced, S2 at A = 10 % of C in the VM, a window of
  * 16): its first measurement's streams, longer than 14 segments behind
  * a hold of m = 10, ran dry three times, were charged 127 ms, and the
- * first estimate came after 129 RTT (3.7 and 3.8 in two runs without).
+ * first estimate came after 129 RTT (3.7 and 3.8 RTT in two runs of
+ * that cell where no such write came).
  */
 static void first_len_from(struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 {
