@@ -106,6 +106,19 @@ static bool frame_opens(const struct sock *sk, const struct imtcp_meas *meas)
 				    tp->srtt_us >> 3, imtcp_writer_waits(sk));
 }
 
+/*
+ * The standing queue: srtt - min_rtt, less the RTT's variation (mdev_us,
+ * four times its mean deviation), which is noise and not queue.
+ */
+static u32 queue_us_of(const struct tcp_sock *tp)
+{
+	u32 srtt_us = tp->srtt_us >> 3;
+
+	if (srtt_us <= tcp_min_rtt(tp) + tp->mdev_us)
+		return 0;
+	return srtt_us - tcp_min_rtt(tp) - tp->mdev_us;
+}
+
 static void view_of(const struct sock *sk, const struct imtcp_meas *meas,
 		    struct imtcp_cu_view *v)
 {
@@ -135,9 +148,7 @@ static void view_of(const struct sock *sk, const struct imtcp_meas *meas,
 	v->mss = tp->mss_cache;
 	v->acked = !before(tp->snd_una, meas->stream_end);
 	v->srtt_us = tp->srtt_us >> 3;
-	/* mdev_us: four times the mean deviation, the RTT's noise */
-	v->queue_us = v->srtt_us > tcp_min_rtt(tp) + tp->mdev_us ?
-		      v->srtt_us - tcp_min_rtt(tp) - tp->mdev_us : 0;
+	v->queue_us = queue_us_of(tp);
 	/* frame_opens from what the view already read (every ACK steps) */
 	v->opens = imtcp_cu_frame_opens(&meas->cu, v->write_seq, v->now_us,
 					v->srtt_us, v->writer_waits);
@@ -365,11 +376,14 @@ static void begin_stream(struct sock *sk, struct imtcp_meas *meas)
 
 static void trace_state(struct sock *sk, struct imtcp_meas *meas, u32 from)
 {
+	const struct tcp_sock *tp = tcp_sk(sk);
+
 	if (!trace_imtcp_state_enabled())
 		return;
 	trace_imtcp_state(meas->entry.cookie, from, meas->cu.state, meas->cu.m, meas->cu.stream,
-			  tcp_snd_cwnd(tcp_sk(sk)), held_segs(sk),
-			  imtcp_cu_credit_us(&meas->cu), meas->cu.app_paced);
+			  tcp_snd_cwnd(tp), held_segs(sk),
+			  imtcp_cu_credit_us(&meas->cu), meas->cu.app_paced,
+			  tp->srtt_us >> 3, queue_us_of(tp));
 }
 
 /* Carry out the entry into the state the control unit moved to. */

@@ -29,8 +29,10 @@ TRACE_DEFINE_ENUM(IMTCP_STATE_EMPTY);
 
 TRACE_EVENT(imtcp_state,
 	    TP_PROTO(u64 cookie, u32 from, u32 to, u32 m, u32 stream, u32 cwnd,
-		     u32 held, s64 credit_us, u32 paced),
-	    TP_ARGS(cookie, from, to, m, stream, cwnd, held, credit_us, paced),
+		     u32 held, s64 credit_us, u32 paced, u32 srtt_us,
+		     u32 queue_us),
+	    TP_ARGS(cookie, from, to, m, stream, cwnd, held, credit_us, paced,
+		    srtt_us, queue_us),
 	    TP_STRUCT__entry(__field(u64, cookie)
 			     __field(u32, from)
 			     __field(u32, to)
@@ -40,6 +42,8 @@ TRACE_EVENT(imtcp_state,
 			     __field(u32, held)
 			     __field(s64, credit_us)
 			     __field(u32, paced)
+			     __field(u32, srtt_us)
+			     __field(u32, queue_us)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   __entry->from = from;
@@ -50,13 +54,16 @@ TRACE_EVENT(imtcp_state,
 			   __entry->held = held;
 			   __entry->credit_us = credit_us;
 			   __entry->paced = paced;
+			   __entry->srtt_us = srtt_us;
+			   __entry->queue_us = queue_us;
 	    ),
-	    TP_printk("cookie=%llu %s->%s m=%u stream=%u cwnd=%u held=%u credit_us=%lld paced=%u",
+	    TP_printk("cookie=%llu %s->%s m=%u stream=%u cwnd=%u held=%u credit_us=%lld paced=%u srtt_us=%u queue_us=%u",
 		      __entry->cookie,
 		      imtcp_show_state(__entry->from),
 		      imtcp_show_state(__entry->to),
 		      __entry->m, __entry->stream, __entry->cwnd, __entry->held,
-		      __entry->credit_us, __entry->paced)
+		      __entry->credit_us, __entry->paced, __entry->srtt_us,
+		      __entry->queue_us)
 );
 
 /*
