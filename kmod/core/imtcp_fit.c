@@ -620,10 +620,13 @@ static u64 standing_capacity(const struct standing_sums *f, s64 den, s32 sh)
  * of the solutions is A (bytes per us); the determinant cancels. Both
  * scaled sets of sums keep their ratios, so the products stay in range.
  * 0 if the fit finds no service time (delays that do not grow with the
- * bytes sent) or no positive A. @cap_bps: the capacity the fit gives
- * (standing_capacity), set with an A.
+ * bytes sent) or no positive A; @below set for the latter with a service
+ * time (the delays grew with time as well as with the bytes: A <= 0).
+ * @cap_bps: the capacity the fit gives (standing_capacity), set with an
+ * A.
  */
-static u64 standing_solve(struct standing_sums *f, u64 *cap_bps)
+static u64 standing_solve(struct standing_sums *f, u64 *cap_bps,
+			  bool *below)
 {
 	u32 sx = fit_shift(f->s11, f->s12, f->s22);
 	u32 sy = fit_shift(f->s1y, f->s2y, 0);
@@ -636,8 +639,12 @@ static u64 standing_solve(struct standing_sums *f, u64 *cap_bps)
 	f->s2y >>= sy;
 	num = f->s12 * f->s1y - f->s11 * f->s2y;
 	den = f->s22 * f->s1y - f->s12 * f->s2y;
-	if (num <= 0 || den <= 0)
+	if (den <= 0)
 		return 0;
+	if (num <= 0) {
+		*below = true;
+		return 0;
+	}
 	*cap_bps = standing_capacity(f, den, (s32)sx - (s32)sy);
 	while (num >= (1LL << 40)) {
 		num >>= 1;
@@ -859,13 +866,24 @@ static bool standing_queue(const struct imtcp_stream *st, u32 k,
  * Streams of a slow start can lie far above A (120-400 Mbit/s for
  * A = 19 at MTU 9000 in the VM, when they probed from the slow start's
  * pace up): the fit's A then sits at lo_bps / 2, which says only that A is
- * lower.
+ * lower. A fit that finds A <= 0 (standing_solve's @below: the queue grew
+ * faster than the streams' own bytes could make it grow with nothing
+ * served) gives no result but the lower edge, as the Lindley fit does
+ * for delays that rose too fast for any candidate: the range moves down
+ * (imtcp_est_update_bounded). Before, it gave neither, and the range
+ * stayed where it was. Traced in the VM (MTU 1500, C = 30, a 10 Mbit/s
+ * media sender, A = 6): the slow start's first streams, at 5.3-42.5
+ * Mbit/s on a standing queue of 12 ms, rose fast enough for that in two
+ * of the first three measurements (the slow start's own segments, sent
+ * just before a stream, still reach the bottleneck during it); the range
+ * stayed 9.7-42.5 for 3.6 s, and the first estimate came after 62 RTT.
  */
 static u64 standing_fit(const struct imtcp_stream *st, u32 k, u64 lo_bps,
 			u64 hi_bps, enum imtcp_edge *edge, u32 *rse,
 			u64 *cap_bps)
 {
 	struct standing_sums f = { 0 };
+	bool below = false;
 	u64 a;
 	u32 i;
 
@@ -874,9 +892,12 @@ static u64 standing_fit(const struct imtcp_stream *st, u32 k, u64 lo_bps,
 			standing_stream(&st[i], &f);
 	if (f.samples < f.streams + 3)	/* two coefficients, one offset each */
 		return 0;
-	a = standing_solve(&f, cap_bps);
-	if (!a)
+	a = standing_solve(&f, cap_bps, &below);
+	if (!a) {
+		if (below)
+			*edge = IMTCP_EDGE_LOW;
 		return 0;
+	}
 	if (a <= lo_bps / 2) {
 		*edge = IMTCP_EDGE_LOW;
 		return lo_bps / 2;

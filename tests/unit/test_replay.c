@@ -686,3 +686,43 @@ TEST(vm_range_above_a_moves_down)
 	EXPECT_EQ(34678907, e.lo_bps);
 	EXPECT_EQ(109712396, e.hi_bps);
 }
+
+/*
+ * The same on a standing queue: a 10 Mbit/s media sender's first
+ * measurement, in slow start (A = 6 Mbit/s, C = 30), streams of 16 at
+ * 5.3-23.9 and 23.9-42.5 Mbit/s on a queue of 12 ms, both rising. Their
+ * delays grew faster than their own bytes could raise them with nothing
+ * served, so the standing-queue fit finds A <= 0: no result, but the
+ * lower edge, and the range moves down to cover A (the module before
+ * kept the range, 9.7-42.5 once its floor lifted it, for 3.6 s).
+ */
+TEST(vm_standing_queue_below_range_moves_down)
+{
+	struct imtcp_est_cfg cfg = {
+		.n = 16, .k = 2, .noise_us = 500, .gain_shift = 1,
+	};
+	struct imtcp_est e = { .lo_bps = 5318428, .hi_bps = 42547428 };
+	enum imtcp_edge edge;
+	struct replay r;
+	u32 rse, i;
+	u64 cap;
+	FILE *f = open_replay("s4-10m-a20-first.replay");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_TRUE(next_measurement(f, &r));
+	fclose(f);
+	ASSERT_EQ(16, r.n);
+	for (i = 0; i < r.k; i++) {
+		imtcp_analyse_stream(&r.st[i], &cfg, r.ceiling);
+		EXPECT_EQ(IMTCP_OUT_RISE, r.st[i].outcome);
+	}
+	EXPECT_EQ(0, imtcp_combine(r.st, r.k, &cfg, r.base, &e.bucket,
+				   &edge, &rse, &cap));
+	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
+	EXPECT_EQ(0, cap);
+	EXPECT_FALSE(imtcp_est_update_bounded(&e, &cfg, 0, edge, rse, NULL));
+	EXPECT_EQ(0, e.estimate_bps);
+	EXPECT_LE(e.lo_bps, 5700000);
+	EXPECT_LT(e.hi_bps, 42547428);
+	EXPECT_GT(e.hi_bps, 5700000);
+}
