@@ -681,6 +681,7 @@ static void finish_measurement(struct sock *sk, struct imtcp_meas *meas)
 	imtcp_busy_measured(&meas->busy);
 	imtcp_cu_result(&meas->cu, fit != 0 && !outside);
 	carry_newest(meas, fit != 0 && !outside, now_us(tp));
+	imtcp_cu_below(&meas->cu, !taken && !outside && edge == IMTCP_EDGE_LOW);
 	if (!taken || withdraw_if_short(meas))
 		return;
 	imtcp_cu_estimated(&meas->cu);

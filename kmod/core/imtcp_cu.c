@@ -78,8 +78,9 @@
  * for the budget). They are charged as any, so the debt is paid off
  * later and over time holds still cost at most hold_budget percent.
  * So do the measurements that a result off the estimate (imtcp_cu_off)
- * or at the range's upper edge (imtcp_cu_top) lets start in debt: a
- * change of A is likely then, or A is known only to lie above, and the
+ * or at the range's upper edge (imtcp_cu_top) lets start in debt, or a
+ * measurement that found A below its range (imtcp_cu_below): a
+ * change of A is likely then, or A is known only to lie outside, and the
  * next results decide whether the estimate follows; they borrow at most
  * off_debt_rtts srtt of the budget (with off_ahead, counting what the
  * latest measurement cost), so the debt stays bounded.
@@ -133,6 +134,7 @@ void imtcp_cu_init(struct imtcp_cu *cu, u32 n)
 	cu->prepay = 0;
 	cu->off_ahead = 0;
 	cu->top = 0;
+	cu->below = 0;
 	cu->off_debt_rtts = IMTCP_OFF_DEBT_RTTS;
 	cu->carried_us = 0;
 	cu->burst_seq = 0;
@@ -587,7 +589,7 @@ static bool off_may_borrow(const struct imtcp_cu *cu,
 {
 	s64 after = cu->credit;
 
-	if (!(cu->off || cu->top) || !cu->off_debt_rtts)
+	if (!(cu->off || cu->top || cu->below) || !cu->off_debt_rtts)
 		return false;
 	if (cu->off_ahead)
 		after -= latest_cost(cu);
@@ -641,7 +643,7 @@ static bool paid(const struct imtcp_cu *cu, const struct imtcp_cu_view *v)
 
 	if (in_debt(cu))
 		return false;
-	if (!cu->prepay || cu->off || cu->top || cu->first_ss ||
+	if (!cu->prepay || cu->off || cu->top || cu->below || cu->first_ss ||
 	    cu->budget >= IMTCP_BUDGET_MAX || stream_at_hand(cu, v))
 		return true;
 	want = min_t(s64, latest_cost(cu),
@@ -1260,6 +1262,25 @@ void imtcp_cu_set_off_debt(struct imtcp_cu *cu, u32 rtts)
 void imtcp_cu_top(struct imtcp_cu *cu, bool top)
 {
 	cu->top = top;
+}
+
+/*
+ * The latest measurement found A below its search range and gave no
+ * result (every stream rose: imtcp_est_update_bounded moved the range
+ * down past its lower edge), or it did not (@below false). As after a
+ * result at the upper edge, the next measurement, which probes the range
+ * moved there, may start in debt within off_debt_rtts srtt (and with
+ * prepay need not save first). Traced (the VM, MTU 1500, C = 30, S2 at
+ * A = 10 % of C): the slow start's streams left the range at 8.5-85.1
+ * Mbit/s for A = 2.1; two measurements found A below it, each moving
+ * the range down, and each waited about 2 s for the budget, so the
+ * first result came after 78 RTT. Such measurements are few (0-8 in a
+ * 20 s run of a bulk or media sender), and one that ends without an edge
+ * ends the grant.
+ */
+void imtcp_cu_below(struct imtcp_cu *cu, bool below)
+{
+	cu->below = below;
 }
 
 /* off_ahead: the off_debt_rtts bound counts the latest measurement's cost. */

@@ -32,7 +32,8 @@
 
 /*
  * After a result off the estimate (imtcp_cu_off) or at the search range's
- * upper edge (imtcp_cu_top), a measurement may start in debt while the
+ * upper edge (imtcp_cu_top), or a measurement that found A below its
+ * range (imtcp_cu_below), a measurement may start in debt while the
  * budget would pay the debt off within off_debt_rtts srtt: by default so
  * many, at most IMTCP_OFF_DEBT_MAX.
  */
@@ -88,6 +89,7 @@ struct imtcp_cu {
 	u8 prepay;	/* a measurement starts once its cost is saved */
 	u8 off_ahead;	/* the off bound counts the latest cost */
 	u8 top;		/* the latest result at the range's upper edge */
+	u8 below;	/* the latest measurement: A below its range, no result */
 	u8 by_gap;	/* holds charged by the window's gap (charge_gap) */
 	u8 gap_hold;	/* this hold and its stream: so charged */
 	u8 echo;	/* a later hold waits out the ACK gap of the one before */
@@ -172,6 +174,7 @@ bool imtcp_cu_frame_opens(const struct imtcp_cu *cu, u32 write_seq,
 			  u32 now_us, u32 srtt_us, bool writer_waits);
 u32 imtcp_cu_hold_us(const struct imtcp_cu *cu, u32 t, u32 srtt_us);
 void imtcp_cu_top(struct imtcp_cu *cu, bool top);
+void imtcp_cu_below(struct imtcp_cu *cu, bool below);
 s64 imtcp_cu_credit_us(const struct imtcp_cu *cu);
 bool imtcp_cu_carry(struct imtcp_cu *cu, u32 k, u32 n, u32 now_us);
 u32 imtcp_hold_us(u32 mss, u64 rate_bps, u32 m, u32 cwnd, u32 mdev4_us,

@@ -2280,6 +2280,35 @@ TEST(a_result_at_the_top_borrows_a_bounded_debt)
 }
 
 /*
+ * A measurement that found A below its range without a result
+ * (imtcp_cu_below: the range moved down) lets the next borrow as a
+ * result at the top does, within the same bound; a measurement that ends
+ * otherwise ends that.
+ */
+TEST(a_measurement_below_its_range_borrows_a_bounded_debt)
+{
+	struct imtcp_cu_view v = bulk();
+	struct imtcp_cu cu;
+	s64 bound;
+
+	v.srtt_us = 40000;
+	cu = budgeted(10, &v);
+	bound = borrow_bound(&v);
+	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
+	ASSERT_TRUE(cu.credit < 0);
+	EXPECT_FALSE(starts_at(&cu, &v, -1));	/* in debt: waits */
+	imtcp_cu_below(&cu, true);
+	EXPECT_TRUE(starts_at(&cu, &v, -1));	/* borrows */
+	EXPECT_TRUE(starts_at(&cu, &v, bound));
+	EXPECT_FALSE(starts_at(&cu, &v, bound - 1));
+	imtcp_cu_set_off_debt(&cu, 0);
+	EXPECT_FALSE(starts_at(&cu, &v, -1));
+	imtcp_cu_set_off_debt(&cu, IMTCP_OFF_DEBT_RTTS);
+	imtcp_cu_below(&cu, false);		/* the next had a result */
+	EXPECT_FALSE(starts_at(&cu, &v, -1));
+}
+
+/*
  * off_ahead: the bound holds for the debt a borrowing start would leave,
  * counting what the latest measurement cost (4 ms of charged hold), not
  * only for the debt it starts in.
