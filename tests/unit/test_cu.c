@@ -2251,12 +2251,12 @@ TEST(a_result_off_the_estimate_borrows_a_bounded_debt)
 }
 
 /*
- * A result at the search range's upper edge (imtcp_cu_top) says only
- * that A lies above the range: the next measurement borrows as after
- * one off the estimate, within the same bound, and not with
- * off_debt_rtts at 0; a result inside the range ends that.
+ * After @grant(true) (imtcp_cu_top, imtcp_cu_below) the next measurement
+ * borrows as after a result off the estimate, within the same bound, and
+ * not with off_debt_rtts at 0; @grant(false) ends that.
  */
-TEST(a_result_at_the_top_borrows_a_bounded_debt)
+static void grant_borrows(struct __test_metadata *_metadata,
+			  void (*grant)(struct imtcp_cu *cu, bool on))
 {
 	struct imtcp_cu_view v = bulk();
 	struct imtcp_cu cu;
@@ -2268,44 +2268,35 @@ TEST(a_result_at_the_top_borrows_a_bounded_debt)
 	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
 	ASSERT_TRUE(cu.credit < 0);
 	EXPECT_FALSE(starts_at(&cu, &v, -1));	/* in debt: waits */
-	imtcp_cu_top(&cu, true);
+	grant(&cu, true);
 	EXPECT_TRUE(starts_at(&cu, &v, -1));	/* borrows */
 	EXPECT_TRUE(starts_at(&cu, &v, bound));
 	EXPECT_FALSE(starts_at(&cu, &v, bound - 1));
 	imtcp_cu_set_off_debt(&cu, 0);
 	EXPECT_FALSE(starts_at(&cu, &v, -1));
 	imtcp_cu_set_off_debt(&cu, IMTCP_OFF_DEBT_RTTS);
-	imtcp_cu_top(&cu, false);		/* a result inside the range */
+	grant(&cu, false);
 	EXPECT_FALSE(starts_at(&cu, &v, -1));
+}
+
+/*
+ * A result at the search range's upper edge (imtcp_cu_top) says only
+ * that A lies above the range: the next measurement borrows; a result
+ * inside the range ends that.
+ */
+TEST(a_result_at_the_top_borrows_a_bounded_debt)
+{
+	grant_borrows(_metadata, imtcp_cu_top);
 }
 
 /*
  * A measurement that found A below its range without a result
  * (imtcp_cu_below: the range moved down) lets the next borrow as a
- * result at the top does, within the same bound; a measurement that ends
- * otherwise ends that.
+ * result at the top does; a measurement that ends otherwise ends that.
  */
 TEST(a_measurement_below_its_range_borrows_a_bounded_debt)
 {
-	struct imtcp_cu_view v = bulk();
-	struct imtcp_cu cu;
-	s64 bound;
-
-	v.srtt_us = 40000;
-	cu = budgeted(10, &v);
-	bound = borrow_bound(&v);
-	ASSERT_TRUE(measure_once(&cu, &v, 1000) & IMTCP_CU_MEASURED);
-	ASSERT_TRUE(cu.credit < 0);
-	EXPECT_FALSE(starts_at(&cu, &v, -1));	/* in debt: waits */
-	imtcp_cu_below(&cu, true);
-	EXPECT_TRUE(starts_at(&cu, &v, -1));	/* borrows */
-	EXPECT_TRUE(starts_at(&cu, &v, bound));
-	EXPECT_FALSE(starts_at(&cu, &v, bound - 1));
-	imtcp_cu_set_off_debt(&cu, 0);
-	EXPECT_FALSE(starts_at(&cu, &v, -1));
-	imtcp_cu_set_off_debt(&cu, IMTCP_OFF_DEBT_RTTS);
-	imtcp_cu_below(&cu, false);		/* the next had a result */
-	EXPECT_FALSE(starts_at(&cu, &v, -1));
+	grant_borrows(_metadata, imtcp_cu_below);
 }
 
 /*

@@ -642,6 +642,30 @@ TEST(vm_capacity_bulk_standing_queue)
 }
 
 /*
+ * The first measurement of the recording @name into @r, its streams
+ * analysed with @cfg, each expected to rise; false if there is none.
+ */
+static bool first_rising(struct __test_metadata *_metadata, const char *name,
+			 const struct imtcp_est_cfg *cfg, struct replay *r)
+{
+	FILE *f = open_replay(name);
+	bool ok;
+	u32 i;
+
+	if (!f)
+		return false;
+	ok = next_measurement(f, r);
+	fclose(f);
+	if (!ok)
+		return false;
+	for (i = 0; i < r->k; i++) {
+		imtcp_analyse_stream(&r->st[i], cfg, r->ceiling);
+		EXPECT_EQ(IMTCP_OUT_RISE, r->st[i].outcome);
+	}
+	return true;
+}
+
+/*
  * A range wholly above A: the module's measurement 0.4 s after A rose
  * from 5.7 to 17.0 Mbit/s (C = 30), streams at 34.7-72.2 and 72.2-109.7
  * Mbit/s, both rising. No candidate in the range explains delays that
@@ -659,17 +683,11 @@ TEST(vm_range_above_a_moves_down)
 			       .seen = 1 };
 	enum imtcp_edge edge;
 	struct replay r;
-	u32 rse, i;
+	u32 rse;
 	u64 cap;
-	FILE *f = open_replay("s1-range-above-a.replay");
 
-	ASSERT_NE(NULL, f);
-	ASSERT_TRUE(next_measurement(f, &r));
-	fclose(f);
-	for (i = 0; i < r.k; i++) {
-		imtcp_analyse_stream(&r.st[i], &cfg, r.ceiling);
-		EXPECT_EQ(IMTCP_OUT_RISE, r.st[i].outcome);
-	}
+	ASSERT_TRUE(first_rising(_metadata, "s1-range-above-a.replay", &cfg,
+				 &r));
 	EXPECT_EQ(0, imtcp_combine(r.st, r.k, &cfg, r.base, &e.bucket,
 				   &edge, &rse, &cap));
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
@@ -704,18 +722,12 @@ TEST(vm_standing_queue_below_range_moves_down)
 	struct imtcp_est e = { .lo_bps = 5318428, .hi_bps = 42547428 };
 	enum imtcp_edge edge;
 	struct replay r;
-	u32 rse, i;
+	u32 rse;
 	u64 cap;
-	FILE *f = open_replay("s4-10m-a20-first.replay");
 
-	ASSERT_NE(NULL, f);
-	ASSERT_TRUE(next_measurement(f, &r));
-	fclose(f);
-	ASSERT_EQ(16, r.n);
-	for (i = 0; i < r.k; i++) {
-		imtcp_analyse_stream(&r.st[i], &cfg, r.ceiling);
-		EXPECT_EQ(IMTCP_OUT_RISE, r.st[i].outcome);
-	}
+	ASSERT_TRUE(first_rising(_metadata, "s4-10m-a20-first.replay", &cfg,
+				 &r));
+	ASSERT_EQ(16, r.n);	/* the streams cfg.n analysed */
 	EXPECT_EQ(0, imtcp_combine(r.st, r.k, &cfg, r.base, &e.bucket,
 				   &edge, &rse, &cap));
 	EXPECT_EQ(IMTCP_EDGE_LOW, edge);
