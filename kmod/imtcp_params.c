@@ -80,7 +80,7 @@ MODULE_PARM_DESC(hold_budget, "percent of a connection's time that holding segme
 module_param_cb(free_starts, &free_starts_ops, &free_starts, 0644);
 MODULE_PARM_DESC(free_starts, "measurements at a connection's start, until its first estimate, that may begin while the hold budget is in debt (0-8, default 2)");
 module_param_cb(off_debt_rtts, &off_debt_ops, &off_debt_rtts, 0644);
-MODULE_PARM_DESC(off_debt_rtts, "after a result more than a quarter off the estimate (and more than the recent results' spread) or at the search range's upper edge, measurements may begin in debt of the hold budget while it would pay that off within this many srtt (0-256, default 32; 0 = never)");
+MODULE_PARM_DESC(off_debt_rtts, "after a result more than a quarter off the estimate (and more than the recent results' spread) or at the search range's upper edge, or a measurement that found A below its range without a result, measurements may begin in debt of the hold budget while it would pay that off within this many srtt (0-256, default 32; 0 = never)");
 module_param_cb(busy_margin, &busy_margin_ops, &busy_margin, 0644);
 MODULE_PARM_DESC(busy_margin, "while the bottleneck's queue stands, the estimate is held at most this many percent above the highest rate the connection was delivered at over the last 2-4 srtt (busy_window_rtts; 0-100, default 0)");
 module_param_cb(busy_window_rtts, &busy_window_ops, &busy_window_rtts, 0644);
